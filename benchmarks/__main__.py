@@ -1,0 +1,3 @@
+import sys
+from benchmarks.run import main
+sys.exit(main())

@@ -1,0 +1,44 @@
+"""Timing helpers shared by the benchmark cases."""
+from __future__ import annotations
+import gc, time, tracemalloc
+from dataclasses import dataclass
+
+@dataclass
+class Result:
+    case: str                 # what is measured, e.g. "crowdtruth metrics (closed task)"
+    size: str                 # input size, e.g. "8,000 judgments"
+    crowdnb_s: float          # seconds for crowdnb
+    reference_s: float | None # seconds for the reference package on the same input (None: no reference)
+    peak_mb: float | None     # peak traced memory of the crowdnb run, MiB
+    agree: str                # whether the results agree, e.g. "yes (max |diff| 3e-15)" or "n/a"
+    goal: str = ""            # the target, e.g. ">= 100x" or "< 30 s"
+
+    @property
+    def ratio(self):
+        return None if not self.reference_s else self.reference_s / self.crowdnb_s
+
+def timeit(fn, *args, repeat: int = 1, **kwargs):
+    "Run `fn` `repeat` times; return (last result, best wall seconds)."
+    best, out = float("inf"), None
+    for _ in range(repeat):
+        gc.collect()
+        t0 = time.perf_counter(); out = fn(*args, **kwargs); best = min(best, time.perf_counter() - t0)
+    return out, best
+
+def peak_memory(fn, *args, **kwargs):
+    "Run `fn` once under tracemalloc; return (result, peak MiB)."
+    gc.collect(); tracemalloc.start()
+    try:
+        out = fn(*args, **kwargs)
+        return out, tracemalloc.get_traced_memory()[1] / 2**20
+    finally:
+        tracemalloc.stop()
+
+def max_abs_diff(a, b) -> float:
+    "Largest absolute difference between two array-likes (NaN where both NaN counts as equal)."
+    import numpy as np
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    if a.shape != b.shape: return float("inf")
+    both = np.isnan(a) & np.isnan(b)
+    d = np.abs(np.where(both, 0, a - b))
+    return float(np.nanmax(d)) if d.size else 0.0
