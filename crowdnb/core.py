@@ -79,6 +79,35 @@ def _label_kind(x):
     if isinstance(x, (float, np.floating)) and float(x).is_integer(): return "int"
     return None
 
+def _parse_answers(s: pd.Series, label, sep, line_offset) -> list:
+    "Raw answer column -> list of label tuples (str or int labels, never mixed); vectorised for plain columns."
+    kind = pd.api.types.infer_dtype(s, skipna=True)
+    if kind in ("string", "empty"):                       # plain strings (or all missing): vectorised split
+        t = s.astype(object).where(s.notna(), "")
+        occ = (t.str.split(sep, regex=False).explode() if sep is not None else t).str.strip()
+        occ = occ[occ.notna() & occ.ne("")]
+        if len(occ) == len(s) and not occ.index.has_duplicates:   # one label per answer: the common case
+            return [(x,) for x in occ.reindex(range(len(s))).tolist()]
+        rows = occ.index.to_numpy(); vals = occ.to_numpy()
+        bounds = np.searchsorted(rows, np.arange(len(s) + 1))
+        return [tuple(vals[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
+    if kind == "integer" or (kind == "floating" and np.all(np.mod(s.dropna().to_numpy(float), 1) == 0)):
+        return [() if pd.isna(v) else (int(v),) for v in s.tolist()]
+    answers = [_split_answer(v, sep) for v in s.tolist()]    # lists, mixed types: check each label
+    kinds = {}
+    for r, ans in enumerate(answers):
+        for x in ans:
+            k = _label_kind(x)
+            if k is None:
+                raise TypeError(f"label column {label!r} has an unsupported label {x!r} ({type(x).__name__}) at "
+                                f"{_rows_msg([r], line_offset)}; labels must be strings or integers")
+            kinds.setdefault(k, r)
+    if len(kinds) > 1:
+        raise TypeError(f"label column {label!r} mixes strings (first at {_rows_msg([kinds['str']], line_offset)}) "
+                        f"and integers (first at {_rows_msg([kinds['int']], line_offset)})")
+    if "int" in kinds: answers = [tuple(int(x) for x in a) for a in answers]
+    return answers
+
 # %% ../nbs/00_core.ipynb #7a6d3918
 @dataclass(eq=False)
 class Judgments:
@@ -119,7 +148,8 @@ def _check_ids(df, col, what, line_offset):
     s = df[col]
     bad = np.flatnonzero(s.isna().to_numpy() | s.astype(str).str.strip().eq("").to_numpy())
     if len(bad): raise ValueError(f"{what} column {col!r} has missing ids at {_rows_msg(bad, line_offset)}")
-    if s.map(lambda v: isinstance(v, str)).any(): return s.astype(str).str.strip()
+    kind = pd.api.types.infer_dtype(s, skipna=True)
+    if kind in ("string", "mixed", "mixed-integer", "mixed-integer-float"): return s.astype(str).str.strip()
     if pd.api.types.is_float_dtype(s):
         if not np.all(np.mod(s.to_numpy(), 1) == 0):
             raise TypeError(f"{what} column {col!r} holds non-integer numbers; ids must be strings or integers")
@@ -146,20 +176,7 @@ def _from_frame(df, unit="unit", worker="worker", label="label", *, sep=None, la
         if cols[k] is not None:
             try: out[k] = pd.to_datetime(df[cols[k]])
             except (ValueError, TypeError) as e: raise ValueError(f"{k} column {cols[k]!r} is not a time: {e}") from None
-    answers = [_split_answer(v, sep) for v in df[label].tolist()]
-    # label types: str or int, never mixed
-    kinds = {}
-    for r, ans in enumerate(answers):
-        for x in ans:
-            k = _label_kind(x)
-            if k is None:
-                raise TypeError(f"label column {label!r} has an unsupported label {x!r} ({type(x).__name__}) at "
-                                f"{_rows_msg([r], line_offset)}; labels must be strings or integers")
-            kinds.setdefault(k, r)
-    if len(kinds) > 1:
-        raise TypeError(f"label column {label!r} mixes strings (first at {_rows_msg([kinds['str']], line_offset)}) "
-                        f"and integers (first at {_rows_msg([kinds['int']], line_offset)})")
-    if kinds.get("int") is not None: answers = [tuple(int(x) for x in a) for a in answers]
+    answers = _parse_answers(df[label], label, sep, line_offset)
     empties = [r for r, a in enumerate(answers) if not a]
     if empties:
         if empty == "error":
