@@ -31,3 +31,29 @@ def test_notebooks_are_clean():
         d = json.loads(nb.read_text())
         if any(c.get("execution_count") for c in d["cells"] if c["cell_type"] == "code"): dirty.append(nb.name)
     assert not dirty, f"run nbdev-clean: {dirty}"
+
+def test_import_cells_hold_only_imports():
+    "nbdev's docs build executes every cell that imports something: such cells must not need other state."
+    import ast, json
+    bad = []
+    for nb in sorted((ROOT / "nbs").glob("*.ipynb")):
+        for i, c in enumerate(json.loads(nb.read_text())["cells"]):
+            if c["cell_type"] != "code": continue
+            src = "".join(c["source"])
+            if any(l.strip().startswith("#|") and "export" in l for l in src.splitlines()): continue
+            code = "\n".join(l for l in src.splitlines() if not l.lstrip().startswith(("%", "!")))
+            try: tree = ast.parse(code)
+            except SyntaxError: continue
+            has_imp = any(isinstance(n, (ast.Import, ast.ImportFrom)) for n in ast.walk(tree))
+            other = [n for n in tree.body if not isinstance(n, (ast.Import, ast.ImportFrom))]
+            if has_imp and other: bad.append(f"{nb.name} cell {i}")
+    assert not bad, f"cells mixing imports with other code (split them): {bad}"
+
+def test_docs_preprocessing_runs(tmp_path):
+    "nbdev-proc-nbs (the step before Quarto in the docs build) succeeds on every notebook."
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    shutil.copytree(ROOT / "nbs", tmp_path / "nbs", ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    exe = Path(sys.executable).parent / "nbdev-proc-nbs"
+    r = subprocess.run([str(exe)], cwd=tmp_path, capture_output=True, text=True, env={**__import__("os").environ, "MPLBACKEND": "Agg"})
+    errors = [l for l in (r.stdout + r.stderr).splitlines() if "Error" in l]
+    assert r.returncode == 0 and not errors, (r.stdout + r.stderr)[-3000:]

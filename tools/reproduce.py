@@ -27,8 +27,10 @@ def run(out: Path, only: str = "", save: bool = False) -> int:
     from nbconvert import HTMLExporter
     import nbformat
     os.environ.setdefault("MPLBACKEND", "Agg")
+    out = out.resolve()
     nbs = sorted(p for p in (ROOT / "nbs").glob("*.ipynb") if only in p.name)
     exe = out / "executed"; exe.mkdir(parents=True, exist_ok=True)
+    pages = out / "notebooks"; pages.mkdir(parents=True, exist_ok=True)
     exporter = HTMLExporter(); exporter.exclude_input_prompt = True; exporter.exclude_output_prompt = True
     rows, failed = [], []
     for nb in nbs:
@@ -47,12 +49,12 @@ def run(out: Path, only: str = "", save: bool = False) -> int:
                 if c_src["cell_type"] == "code": c_src["outputs"] = c_run.get("outputs", [])
             nb.write_text(json.dumps(src, indent=1, ensure_ascii=False) + "\n")
         body, _ = exporter.from_notebook_node(nbformat.reads(json.dumps(d), as_version=4))
-        page = nb.with_suffix(".html").name
+        page = f"notebooks/{nb.stem}.html"
         (out / page).write_text(body)
         rows.append((page, _title(d, nb.stem), ok, secs))
         print(f"  {'ok' if ok else 'FAILED'} in {secs:.1f}s -> {out / page}", flush=True)
         if not ok: failed.append(nb.name)
-    items = "\n".join(f'<tr><td><a href="{p}">{html.escape(t)}</a></td><td>{p[:-5]}.ipynb</td>'
+    items = "\n".join(f'<tr><td><a href="{p}">{html.escape(t)}</a></td><td>nbs/{Path(p).stem}.ipynb</td>'
                       f'<td class="{"ok" if ok else "bad"}">{"ok" if ok else "FAILED"}</td><td>{s:.1f} s</td></tr>'
                       for p, t, ok, s in rows)
     (out / "index.html").write_text(f"""<!doctype html><html><head><meta charset="utf-8"><title>crowdnb report</title>
