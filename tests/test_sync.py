@@ -57,3 +57,17 @@ def test_docs_preprocessing_runs(tmp_path):
     r = subprocess.run([str(exe)], cwd=tmp_path, capture_output=True, text=True, env={**__import__("os").environ, "MPLBACKEND": "Agg"})
     errors = [l for l in (r.stdout + r.stderr).splitlines() if "Error" in l]
     assert r.returncode == 0 and not errors, (r.stdout + r.stderr)[-3000:]
+
+def test_exported_symbols_have_docstrings():
+    "Every public function and class the notebooks export has a docstring."
+    import importlib, inspect
+    missing = []
+    for py in sorted((ROOT / "crowdnb").glob("*.py")):
+        if py.name.startswith("_"): continue
+        mod = importlib.import_module(f"crowdnb.{py.stem}")
+        for name in getattr(mod, "__all__", []):
+            obj = getattr(mod, name, None)
+            if (inspect.isfunction(obj) or inspect.isclass(obj)) and getattr(obj, "__module__", "") == mod.__name__ \
+                    and not inspect.getdoc(obj):
+                missing.append(f"{py.stem}.{name}")
+    assert not missing, f"exported without a docstring: {missing}"

@@ -1,0 +1,48 @@
+"""Property-based tests of the core data model (hypothesis)."""
+import numpy as np, pandas as pd
+from hypothesis import given, settings, strategies as st
+from crowdnb.core import Judgments, load_judgments, simulate_crowd, design_matrix, loop_design
+
+matrices = st.integers(1, 8).flatmap(lambda n: st.integers(1, 6).flatmap(lambda m: st.lists(
+    st.lists(st.integers(-1, 3), min_size=m, max_size=m), min_size=n, max_size=n)))
+
+@settings(max_examples=60, deadline=None)
+@given(matrices)
+def test_matrix_round_trip(rows):
+    "from_matrix then label_matrix gives back the labels where present and -1 elsewhere."
+    m = np.array(rows)
+    if (m == -1).all(): return
+    j = Judgments.from_matrix(m)
+    lm = j.label_matrix()
+    back = np.full(m.shape, -1)
+    back[np.ix_(np.asarray(j.units), np.asarray(j.workers))] = np.where(lm >= 0, np.asarray(j.labels)[lm], -1)
+    assert (back == m).all()
+    assert j.incidence().sum() == (m != -1).sum() == j.n_judgments
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000), st.booleans())
+def test_arrays_invariant_to_row_order(seed, multi):
+    "Shuffling the input rows changes no array (codes are sorted ids, not order of appearance)."
+    sim = simulate_crowd(n_units=15, n_workers=6, workers_per_unit=3, n_labels=3, multi_label=multi, seed=seed)
+    a = load_judgments(sim.judgments, sep="|")
+    b = load_judgments(sim.judgments.sample(frac=1, random_state=seed), sep="|")
+    order_a = np.lexsort((a.worker_code, a.unit_code)); order_b = np.lexsort((b.worker_code, b.unit_code))
+    assert (a.work_vectors()[order_a] != b.work_vectors()[order_b]).nnz == 0
+    assert (a.unit_vectors() != b.unit_vectors()).nnz == 0
+    assert (a.incidence() != b.incidence()).nnz == 0
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(2, 12), st.integers(2, 5), st.integers(1, 200), st.integers(0, 99))
+def test_design_balance(n_annot, size, n_items, seed):
+    "Every item gets group_size annotators; group sizes differ by at most one item."
+    if size > n_annot: return
+    g, mask = design_matrix(n_items, loop_design(n_annot, size), seed=seed)
+    assert (mask.sum(axis=1) == size).all()
+    counts = np.bincount(g, minlength=n_annot)
+    assert counts.max() - counts.min() <= 1
+
+def test_input_not_mutated():
+    df = pd.DataFrame({"unit": [1, 1, 2], "worker": ["a", "b", "a"], "label": ["x|y", None, "y"]})
+    before = df.copy(deep=True)
+    load_judgments(df, sep="|", empty="label", duplicates="count")
+    pd.testing.assert_frame_equal(df, before)
