@@ -1,0 +1,58 @@
+"""CrowdTruth 1.0 metrics: crowdnb against the loop-by-loop oracle of tests/test_crowdtruth_v1.py (there is no
+reference package for CrowdTruth 1.0), and crowdnb alone on a million judgments."""
+from __future__ import annotations
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.common import Result, timeit, peak_memory
+from crowdnb.core import simulate_crowd, load_judgments
+from crowdnb import crowdtruth_v1 as ct1
+
+def _oracle_module():
+    path = Path(__file__).resolve().parent.parent / "tests" / "test_crowdtruth_v1.py"
+    spec = importlib.util.spec_from_file_location("_ct1_oracle", path)
+    mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)
+    return mod
+
+def _crowd(n_units, n_workers, workers_per_unit, n_labels=10, seed=0):
+    return simulate_crowd(n_units=n_units, n_workers=n_workers, n_labels=n_labels, workers_per_unit=workers_per_unit,
+                          multi_label=True, label_density=0.2, seed=seed)
+
+def vs_loop_oracle(quick: bool = False):
+    "8,000 judgments (800 sentences x 10 of 60 workers, 10 relations, multi-label): metrics only."
+    n_units = 200 if quick else 800
+    sim = _crowd(n_units, 60, 10)
+    j = load_judgments(sim.judgments, sep="|", labels=sim.labels)
+    res, secs = timeit(ct1.metrics, j, repeat=3)
+    T = _oracle_module()
+    rows = [(u, w, ls) for u, w, ls in zip(j.frame["unit"], j.frame["worker"], j.frame["labels"])]
+    o, ref = timeit(T.oracle, rows, list(sim.labels))
+    try:
+        T.assert_matches_oracle(res, o, list(sim.labels)); agree = "yes (every metric within 1e-12)"
+    except AssertionError as e:
+        agree = f"NO: {str(e).splitlines()[0][:60]}"
+    _, peak = peak_memory(ct1.metrics, j)
+    return Result("crowdtruth_v1: metrics vs loop oracle", f"{len(rows):,} judgments", secs, ref, peak, agree, "")
+
+def million(quick: bool = False):
+    "1,000,000 judgments (50,000 sentences x 20 of 200 workers, 10 relations, multi-label): load+metrics and metrics only."
+    n_units = 5_000 if quick else 50_000
+    sim = _crowd(n_units, 200, 20, seed=1)
+    def load_and_metrics():
+        return ct1.metrics(sim.judgments, sep="|", labels=sim.labels)
+    res, secs_all = timeit(load_and_metrics)
+    _, peak_all = peak_memory(load_and_metrics)
+    j = load_judgments(sim.judgments, sep="|", labels=sim.labels)
+    res2, secs = timeit(ct1.metrics, j)
+    _, peak = peak_memory(ct1.metrics, j)
+    ok = (res2.workers["n_sentences"].sum() == len(sim.judgments)
+          and np.allclose(res2.sentences["clarity"], res2.sentence_relation.max(axis=1))
+          and res.workers.equals(res2.workers))
+    size = f"{len(sim.judgments):,} judgments"
+    agree = "identities hold" if ok else "IDENTITY FAILED"
+    return [Result("crowdtruth_v1: load + metrics", size, secs_all, None, peak_all, agree, "< 30 s, < 4 GB"),
+            Result("crowdtruth_v1: metrics only", size, secs, None, peak, agree, "< 30 s, < 4 GB")]
+
+CASES = [vs_loop_oracle, million]
