@@ -60,6 +60,29 @@ def test_alpha_parity_with_krippendorff(data, level):
 
 
 @SETTINGS
+@given(st.integers(2, 5), st.integers(1, 15), st.sampled_from([[-3.0, -1.5, 0.0, 0.25, 2.0], [0, 1, 5_000_000],
+                                                               [10.0, 11.0, 13.0], [-2, -1]]),
+       st.sampled_from(["nominal", "ordinal", "interval"]), st.integers(0, 2**32 - 1))
+def test_alpha_parity_negative_fractional_and_wide_values(r, u, values, level, seed):
+    """Values off the fast path (fractions, a range over 10^6) and on it (negative whole numbers)."""
+    import krippendorff
+    rng = np.random.default_rng(seed)
+    data = np.asarray(values, float)[rng.integers(0, len(values), (r, u))]
+    data[rng.random((r, u)) < 0.25] = nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try: ref = krippendorff.alpha(data, level_of_measurement=level)
+        except ValueError: ref = None
+    if ref is None or not np.isfinite(ref):
+        with pytest.raises(ValueError): krippendorff_alpha(data, level=level)
+    else:
+        assert krippendorff_alpha(data, level=level) == pytest.approx(ref, abs=1e-12)
+        ints = np.where(np.isnan(data), -999, data)
+        if np.all(np.mod(ints, 1) == 0) and not np.isnan(data).any():       # integer dtype input, same answer
+            assert krippendorff_alpha(ints.astype(int), level=level) == pytest.approx(ref, abs=1e-12)
+
+
+@SETTINGS
 @given(reliability(max_raters=5, max_units=15), st.sampled_from(LEVELS))
 def test_alpha_same_from_long_table_and_judgments(data, level):
     r, u = np.nonzero(~np.isnan(data))
