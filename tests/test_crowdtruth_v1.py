@@ -255,6 +255,30 @@ def test_bad_input_is_named():
     pd.testing.assert_frame_equal(TOY, before)
 
 
+def test_judgment_without_relation_is_named():
+    "A Judgments object built by hand (bypassing the loader's empty-answer policy) with an empty judgment."
+    from crowdnb.core import Judgments
+    f = pd.DataFrame({"unit": ["s1", "s1", "s2"], "worker": ["a", "b", "a"], "labels": [("X",), (), ("X",)], "count": 1})
+    with pytest.raises(ValueError, match="judgment rows 1 hold no relation"): ct1.metrics(Judgments(f, pd.Index(["X"])))
+
+
+def test_csv_path_input(tmp_path):
+    path = tmp_path / "job.csv"
+    TOY.rename(columns={"label": "relations"}).to_csv(path, index=False)
+    r = ct1.metrics(path, label="relations", sep="|")
+    np.testing.assert_allclose(r.workers["agreement"], [7 / 12, 3 / 5, 13 / 30], atol=1e-15)
+
+
+def test_repeated_labels_count_in_vectors():
+    "duplicates='count' merges a worker's two judgments: the counts enter the vectors, sets stay sets."
+    df = pd.concat([TOY, pd.DataFrame({"unit": ["s4"], "worker": ["w1"], "label": ["A"]})], ignore_index=True)
+    r = ct1.metrics(df, sep="|", duplicates="count")
+    # s4 now has vector (2, 1, 0): sentence-relation score of A = 2 / sqrt(5); w1's own vector there is (2, 0, 0)
+    assert r.sentence_relation.loc["s4", "A"] == pytest.approx(2 / np.sqrt(5), abs=1e-12)
+    assert r.worker_sentence.loc[("s4", "w1"), "cosine"] == 0.0          # rest (0, 1, 0) is orthogonal
+    assert r.relations.loc["A", "occurrences"] == 5                       # presence: still one annotation
+
+
 def test_empty_answers_as_none_relation_and_dropped():
     df = TOY.assign(label=TOY.label.where(TOY.index != 4))   # w2's {C} on s2 becomes empty
     r = ct1.metrics(df, sep="|", empty="label")
