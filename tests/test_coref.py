@@ -288,3 +288,12 @@ def test_bad_clusterings():
         score([], [], metrics="rand")
     with pytest.raises(ValueError, match="named '\\(pooled\\)'"):
         score({POOLED: []}, {POOLED: []})
+
+@settings(max_examples=80, deadline=None)
+@given(doc_pair())
+def test_mention_identification(pair):
+    "Mention recall/precision = shared spans over key/response spans (set arithmetic)."
+    key, resp = pair
+    k, r = {m for c in key for m in c}, {m for c in resp for m in c}
+    want = [len(k & r) / len(k) if k else 0.0, len(k & r) / len(r) if r else 0.0]
+    np.testing.assert_allclose(score(key, resp, metrics="mentions").loc[("doc", "mentions")].to_numpy()[:2], want, atol=1e-12)
