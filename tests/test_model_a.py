@@ -186,3 +186,12 @@ def test_real_data_loop_design_fit():
     opt = m.fit(A, n_starts=5, seed=0, progress=False, incomplete="drop")
     assert np.all((m.theta > 0.3) & (m.theta <= 1))
     assert opt["times visited"].sum() == 5
+
+def test_string_labels_and_none_missing():
+    X = pd.DataFrame([["pos", "neg", None, "pos"], ["pos", "pos", "pos", None], [None, "neg", "neg", "neg"]],
+                     columns=list("ABCD"))
+    t = triplets(X, missing=None)
+    assert list(t.values) == ["neg", "pos"] and t.count.sum() == 3
+    m = ModelA(omega=[0.4, 0.6])
+    lab = m.correctness(X, theta=[0.8, 0.7, 0.9, 0.6], missing=None)
+    assert list(lab.columns) == list("ABCD") and (lab.loc[0, "C"] == "")
