@@ -1,0 +1,101 @@
+"""CrowdTruth 2.0: crowdnb.crowdtruth (reference mode) against the `crowdtruth` 2.1 package, and crowdnb alone at 1M judgments."""
+from __future__ import annotations
+import copy, logging, warnings
+
+import numpy as np
+import pandas as pd
+
+from benchmarks.common import Result, timeit, peak_memory, max_abs_diff
+from crowdnb.core import simulate_crowd, load_judgments, shared_data
+from crowdnb import crowdtruth as ct
+
+SCORES = {"workers": ["wqs", "wwa", "wsa", "wqs_initial"], "units": ["uqs", "uqs_initial"], "annotations": ["aqs", "aqs_initial"]}
+
+
+def _reference_load(table: pd.DataFrame, labels, prep=str):
+    "crowdtruth 2.1 `load` of a long table (custom platform: judgment, unit, worker, start, submit)."
+    import crowdtruth
+    from crowdtruth.configuration import DefaultConfig
+
+    class Config(DefaultConfig):
+        inputColumns = ["text"]
+        outputColumns = ["answer"]
+        customPlatformColumns = ["judgment", "unit", "worker", "started", "submitted"]
+        open_ended_task = labels is None
+        annotation_vector = [str(x) for x in labels] if labels is not None else []
+        def processJudgments(self, judgments):
+            judgments["answer"] = judgments["answer"].map(prep)
+            return judgments
+
+    logging.getLogger().setLevel(logging.ERROR)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return crowdtruth.load(data_frame=table, config=Config())
+
+
+def _reference_metrics(data, config):
+    import crowdtruth
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return crowdtruth.run(copy.deepcopy(data), config)
+
+
+def _agree(ours, ref) -> str:
+    d = 0.0
+    for part, cols in SCORES.items():
+        o = getattr(ours, part); r = ref[part]
+        if part == "annotations": o = o.set_axis(o.index.map(str))
+        for c in cols:
+            if c in r.columns: d = max(d, max_abs_diff(o[c].to_numpy(), r[c].reindex(o.index).to_numpy()))
+    return f"{'yes' if d < 1e-9 else 'NO'} (max |diff| {d:.0e})"
+
+
+def _compare(name, table, labels, size, crowd_kw=None, prep=str):
+    "Metrics-only and load+metrics timings of crowdtruth 2.1 and crowdnb's reference mode on one table."
+    crowd_kw = crowd_kw or {}
+    ref_table = pd.DataFrame({"judgment": np.arange(len(table)), "unit": table["unit"].to_numpy(),
+                              "worker": table["worker"].to_numpy(), "started": table.get("started", "2020-01-01 10:00:00"),
+                              "submitted": table.get("submitted", "2020-01-01 10:01:00"),
+                              "answer": table["label"].to_numpy(), "text": "x"})
+    (data, config), ref_load_s = timeit(_reference_load, ref_table, labels, prep)
+    ref, ref_metrics_s = timeit(_reference_metrics, data, config)
+    J = load_judgments(table[["unit", "worker", "label"]], labels=labels, empty="drop")
+    ours, metrics_s = timeit(ct.run, J, reference=True, repeat=3)
+    _, both_s = timeit(ct.run, table[["unit", "worker", "label"]], labels=labels, reference=True, repeat=3)
+    _, peak = peak_memory(ct.run, J, reference=True)
+    agree = _agree(ours, ref)
+    return [Result(f"crowdtruth 2.0 metrics, {name}", size, metrics_s, ref_metrics_s, peak, agree, ">= 100x"),
+            Result(f"crowdtruth 2.0 load + metrics, {name}", size, both_s, ref_load_s + ref_metrics_s, None, agree, "")]
+
+
+def closed_task(quick: bool = False):
+    "The same generated closed task (4 labels, 10 workers per unit, 20% spammers): 8,000 judgments."
+    n_units = 200 if quick else 800
+    sim = simulate_crowd(n_units=n_units, n_workers=100, n_labels=4, workers_per_unit=10, seed=0)
+    return _compare("generated closed task", sim.judgments, sim.labels, f"{len(sim.judgments):,} judgments")
+
+
+def rte(quick: bool = False):
+    "The RTE data of the crowdtruth tutorials (800 sentence pairs x 10 workers, labels 0/1), when ../shared/data is present."
+    path = shared_data("crowdtruth-core", "tutorial", "data", "rte.standardized.csv")
+    if path is None or quick: return []
+    t = pd.read_csv(path)
+    table = pd.DataFrame({"unit": t["orig_id"], "worker": t["!amt_worker_ids"], "label": t["response"],
+                          "started": t["start"], "submitted": t["end"]})
+    return _compare("rte.standardized.csv", table, [0, 1], f"{len(t):,} judgments")
+
+
+def million(quick: bool = False):
+    "crowdnb alone, default mode: 50,000 units x 20 workers (of 200), 10 labels = 1,000,000 judgments, load + metrics."
+    n_units = 5_000 if quick else 50_000
+    sim = simulate_crowd(n_units=n_units, n_workers=200, n_labels=10, workers_per_unit=20, seed=0)
+    res, secs = timeit(ct.run, sim.judgments, labels=sim.labels)
+    _, peak = peak_memory(ct.run, sim.judgments, labels=sim.labels)
+    w = res.workers.join(sim.spammer)
+    sep = w.loc[w.spammer, "wqs"].max() < w.loc[~w.spammer, "wqs"].median()
+    return Result("crowdtruth 2.0 load + metrics, crowdnb alone", f"{len(sim.judgments):,} judgments", secs, None, peak,
+                  f"{len(res.history)} iterations, converged={res.converged}, spammers below median WQS: {sep}",
+                  "< 30 s, < 4 GB")
+
+
+CASES = [closed_task, rte, million]
