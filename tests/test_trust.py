@@ -249,5 +249,5 @@ def test_type_errors():
 
 
 def test_max_raters_message_gives_memory_estimate():
-    with pytest.raises(ValueError, match=r"33,554,406 subsets: about 1,280 MiB"):
+    with pytest.raises(ValueError, match=r"33,554,406 subsets: about 1,792 MiB"):
         trust_coefficients(np.zeros((25, 3)))
