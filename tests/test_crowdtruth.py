@@ -198,6 +198,7 @@ def test_bad_input():
 
 
 TUTORIAL = ["binary-relex", "multchoice-relex", "sparsemultchoice-relex", "multchoice-people-video", "openextr-persvid",
+            "openextr-persvid-dimred",
             "crowdtruth_rte", "crowdtruth_temp"]
 
 
