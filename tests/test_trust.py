@@ -251,3 +251,21 @@ def test_type_errors():
 def test_max_raters_message_gives_memory_estimate():
     with pytest.raises(ValueError, match=r"33,554,406 subsets: about 1,792 MiB"):
         trust_coefficients(np.zeros((25, 3)))
+
+
+def test_undefined_alphas_match_package_and_are_left_out():
+    "No variation ({1, 2} only ever say 1) and no pairable values ({0, 3} share no unit) give NaN, like the package."
+    x = np.array([[1, 1, 2, np.nan], [1, 1, np.nan, np.nan], [1, 1, np.nan, np.nan], [np.nan, np.nan, np.nan, 2]])
+    t = subset_alphas(x, "nominal")
+    ref = package_subset_alphas(x, "nominal")
+    assert np.isnan(t.alpha[t.raters == (1, 2)]).all() and np.isnan(t.alpha[t.raters == (0, 3)]).all()
+    np.testing.assert_allclose(t.alpha.to_numpy(), list(ref.values()), atol=1e-12, equal_nan=True)
+
+
+def test_progress_bar_can_be_forced_on_and_off(capsys):
+    x = ratings(0, k=5, n_units=10)
+    a = trust_coefficients(x, progress=True)
+    assert "subset alphas" in capsys.readouterr().err
+    b = trust_coefficients(x, progress=False)
+    assert "subset alphas" not in capsys.readouterr().err
+    pd.testing.assert_frame_equal(a, b)
