@@ -148,10 +148,41 @@ def test_coref_hand_computed_and_scorch(tmp_path, capsys):
                            "--out", tmp_path / "s.csv")
     assert status == 0, err
     got = pd.read_csv(tmp_path / "s.csv", index_col=[0, 1]).loc["(pooled)"]
-    # by hand: key {A,B,C},{D,E}; response {A,B},{C,D,E}; MUC R = (2 + 1 - 1)/(2 + 1) = 2/3, P = (1 + 1)/(1 + 2) = 2/3
+    # by hand: key {A,B,C},{D,E}; response {A,B},{C,D,E}; MUC R = ((3 - 2) + (2 - 1))/(2 + 1) = 2/3,
+    # P = ((2 - 1) + (3 - 2))/(1 + 2) = 2/3
     assert list(got.loc["muc", ["recall", "precision"]]) == pytest.approx([2 / 3, 2 / 3], abs=1e-12)
     k = [{(0, 0), (1, 1), (2, 2)}, {(3, 3), (4, 4)}]; r = [{(0, 0), (1, 1)}, {(2, 2), (3, 3), (4, 4)}]
     assert list(got.loc["bcub"]) == pytest.approx(list(sc.b_cubed(k, r)), abs=1e-12)
+
+
+def test_coref_per_document_and_pooled(tmp_path, capsys):
+    key2 = KEY.replace("(d)", "(e)")
+    (tmp_path / "k.conll").write_text(KEY + key2)
+    (tmp_path / "r.conll").write_text(RESPONSE + key2)                      # document e is answered perfectly
+    status, out, err = run(capsys, "coref", tmp_path / "k.conll", tmp_path / "r.conll", "--per-document",
+                           "--out", tmp_path / "s.csv")
+    assert status == 0, err
+    got = pd.read_csv(tmp_path / "s.csv", index_col=[0, 1])
+    assert list(got.index.get_level_values(0).unique()) == ["d/000", "e/000", "(pooled)"]
+    assert list(got.loc[("e/000", "muc")]) == [1.0, 1.0, 1.0]
+    # pooled MUC sums the counts of both documents: R = (2 + 3)/(3 + 3), P = (2 + 3)/(3 + 3)
+    assert list(got.loc[("(pooled)", "muc"), ["recall", "precision"]]) == pytest.approx([5 / 6, 5 / 6], abs=1e-12)
+    ref = coref.score(coref.read_conll(tmp_path / "k.conll"), coref.read_conll(tmp_path / "r.conll"))
+    np.testing.assert_allclose(got.to_numpy(), ref.to_numpy(), rtol=0, atol=1e-12)
+    assert "per document" in out and "pooled over 2 documents" in out
+
+
+def test_crowdtruth_v1_workbooks_equal_library(tmp_path, capsys):
+    from crowdnb import crowdtruth_v1
+    sim = simulate_crowd(n_units=12, n_workers=6, n_labels=3, workers_per_unit=3, seed=2)
+    sim.judgments.to_csv(tmp_path / "job.csv", index=False)
+    status, out, err = run(capsys, "crowdtruth-v1", tmp_path / "job.csv", "--out", tmp_path / "o")
+    assert status == 0, err
+    ref = crowdtruth_v1.metrics(sim.judgments)
+    got = pd.read_excel(tmp_path / "o" / "job_workerMetrics.xlsx", sheet_name="workerMetrics", index_col=0)
+    np.testing.assert_allclose(got["agreement"], ref.workers["agreement"], rtol=0, atol=1e-12)
+    got = pd.read_excel(tmp_path / "o" / "job_sentenceMetrics.xlsx", sheet_name="sentenceMetrics", index_col=0)
+    np.testing.assert_allclose(got["clarity"], ref.sentences["clarity"], rtol=0, atol=1e-12)
 
 
 def test_crowdtruth_equals_library_both_modes(tmp_path, capsys):
@@ -212,6 +243,8 @@ def test_errors_are_one_line_with_status_2(tmp_path, capsys, argv, message):
 
 def test_usage_errors_and_help(capsys):
     assert run(capsys, "alpha")[0] == 2                                   # missing positional: argparse usage error
+    status, out, err = run(capsys, "crowdtruth", "j.csv", "--open", "--closed")
+    assert status == 2 and "not allowed with argument" in err
     status, out, err = run(capsys, "--help")
     assert status == 0 and "crowdtruth" in out and "dawid-skene" in out
     status, out, err = run(capsys, "trust", "--help")
