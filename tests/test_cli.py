@@ -266,3 +266,6 @@ def test_console_script(tmp_path):
     r = subprocess.run([str(exe), "alpha", str(tmp_path / "k.csv"), "--unit", "u1"], capture_output=True, text=True)
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert r.stderr.startswith("crowdnb: error: column 'value' (--value) not in")   # the wide file's index is named 'rater'
+    p = subprocess.Popen([str(exe), "alpha", str(tmp_path / "k.csv")], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.stdout.close()                                                       # the reader is gone before any output
+    assert p.wait() == 1 and p.stderr.read() == b""                          # no BrokenPipeError traceback
