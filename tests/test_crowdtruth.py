@@ -242,3 +242,16 @@ def test_tutorial_results(name):
             assert np.abs(t[col] - uas[lab].reindex(t.index)).max() < TOL
             if name.startswith("crowdtruth_"):
                 assert np.abs(t[col + "_initial"] - uas0[lab].reindex(t.index)).max() < TOL
+
+
+def test_reference_unknown_label_behaviour():
+    "As documented: crowdtruth 2.1 crashes (KeyError) or silently extends the annotation set; crowdnb names the label."
+    late = pd.DataFrame({"unit": ["a", "a", "b", "b"], "worker": ["1", "2", "1", "2"], "label": ["x", "y", "x", "z"]})
+    early = late.assign(label=["x", "z", "x", "y"])
+    with pytest.raises(KeyError):
+        ct_run(late, ["x", "y"])
+    assert "z" in ct_run(early, ["x", "y"])["annotations"].index
+    for df in (late, early):
+        for reference in (False, True):
+            with pytest.raises(ValueError, match=r"outside the declared set \('z'\)"):
+                ct.run(df, labels=["x", "y"], reference=reference)
