@@ -255,3 +255,16 @@ def test_reference_unknown_label_behaviour():
         for reference in (False, True):
             with pytest.raises(ValueError, match=r"outside the declared set \('z'\)"):
                 ct.run(df, labels=["x", "y"], reference=reference)
+
+
+def test_single_judgment_units_kept_by_default():
+    "A worker who only judged single-judgment units has no score (NaN) but stays listed; the other scores are unchanged."
+    sim = simulate_crowd(n_units=20, n_workers=6, n_labels=3, workers_per_unit=3, seed=4)
+    extra = pd.DataFrame({"unit": ["lone1", "lone2"], "worker": ["newcomer", "w0"], "label": ["L0", "L1"]})
+    with pytest.warns(UserWarning, match=r"2 unit\(s\) with a single judgment \(lone1, lone2\)"):
+        r = ct.run(pd.concat([sim.judgments, extra], ignore_index=True), labels=sim.labels)
+    base = ct.run(sim.judgments, labels=sim.labels)
+    assert np.isnan(r.workers.loc["newcomer", "wqs"]) and r.workers.loc["newcomer", "units"] == 1
+    assert r.units.loc[["lone1", "lone2"], "uqs"].isna().all() and r.units.loc["lone1", "uas"] == {}
+    np.testing.assert_allclose(r.workers["wqs"].drop("newcomer").to_numpy(), base.workers["wqs"].to_numpy(), atol=1e-15)
+    np.testing.assert_allclose(r.annotations["aqs"].to_numpy(), base.annotations["aqs"].to_numpy(), atol=1e-15)
