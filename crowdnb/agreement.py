@@ -152,7 +152,7 @@ def _weights(k: int, weights):
 
 def _chance_corrected(c1, c2, k, weights, pooled):
     o = np.bincount(c1 * k + c2, minlength=k * k).reshape(k, k) / len(c1)
-    p1, p2 = o.sum(1), o.sum(0)
+    p1, p2 = o.sum(axis=1), o.sum(axis=0)
     e = np.outer((p1 + p2) / 2, (p1 + p2) / 2) if pooled else np.outer(p1, p2)
     w = _weights(k, weights)
     de = (w * e).sum()
@@ -180,12 +180,12 @@ def fleiss_kappa(data, counts: bool = False, unit="unit", rater="worker", value=
         if (n < 0).any() or not np.all(np.mod(n, 1) == 0): raise ValueError("count table must hold non-negative integers")
     else:
         n = unit_value_counts(data, unit, rater, value, value_domain)[0].toarray()
-    m = n.sum(1)
+    m = n.sum(axis=1)
     keep = m >= 2
     if not keep.any(): raise ValueError("no unit has two or more ratings: Fleiss' kappa is undefined")
     n, m = n[keep], m[keep]
-    p_bar = ((n * (n - 1)).sum(1) / (m * (m - 1))).mean()
-    p = n.sum(0) / m.sum()
+    p_bar = ((n * (n - 1)).sum(axis=1) / (m * (m - 1))).mean()
+    p = n.sum(axis=0) / m.sum()
     p_e = (p ** 2).sum()
     if p_e >= 1: raise ValueError("expected agreement is 1 (every rating is the same category): Fleiss' kappa is 0/0")
     return (p_bar - p_e) / (1 - p_e)
@@ -195,11 +195,11 @@ def coincidence_matrix(counts) -> np.ndarray:
     "Krippendorff's values x values coincidence matrix o_ck from a units x values count matrix n_uc."
     if isinstance(counts, np.ndarray) and counts.ndim == 2:
         n = counts.astype(float, copy=False)
-        m = n.sum(1)
+        m = n.sum(axis=1)
         d = np.divide(1.0, m - 1, out=np.zeros_like(m), where=m >= 2)
         return (n * d[:, None]).T @ n - np.diag(n.T @ d)
     n = sparse.csr_matrix(counts, dtype=float)
-    m = np.asarray(n.sum(1)).ravel()
+    m = np.asarray(n.sum(axis=1)).ravel()
     d = np.divide(1.0, m - 1, out=np.zeros_like(m), where=m >= 2)
     o = (n.T @ sparse.diags(d) @ n).toarray()
     return o - np.diag(n.T @ d)
@@ -234,7 +234,7 @@ def alpha_from_counts(counts, domain=None, level: str = "nominal") -> float:
     domain = np.arange(o.shape[0]) if domain is None else np.asarray(domain)
     if len(domain) != o.shape[0]: raise ValueError(f"domain has {len(domain)} values but counts have {o.shape[0]} columns")
     _check_level(level, domain)
-    n_v = o.sum(0); n = n_v.sum()
+    n_v = o.sum(axis=0); n = n_v.sum()
     if n == 0: raise ValueError("no unit has ratings from two or more raters: alpha is undefined")
     d = _delta2(domain, n_v, level)
     de = (np.outer(n_v, n_v) * d).sum()
@@ -265,7 +265,7 @@ class AlphaInterval:
 def _unit_contributions(n: sparse.csr_matrix) -> sparse.csr_matrix:
     "Units x V^2 matrix whose row u, reshaped V x V, is unit u's share of the coincidence matrix."
     v = n.shape[1]
-    m = np.asarray(n.sum(1)).ravel()
+    m = np.asarray(n.sum(axis=1)).ravel()
     coo = n.tocoo()
     df = pd.DataFrame({"u": coo.row, "c": coo.col, "x": coo.data})
     pairs = df.merge(df, on="u")
@@ -288,7 +288,7 @@ def alpha_bootstrap(data, level: str = "nominal", n_boot: int = 1000, ci: float 
     a = krippendorff_alpha(data, level, value_domain, unit, rater, value)
     codes, domain, *_ = reliability_codes(data, unit, rater, value, value_domain)
     n = _counts(codes, len(domain))
-    n = n[np.asarray(n.sum(1)).ravel() >= 2]
+    n = n[np.asarray(n.sum(axis=1)).ravel() >= 2]
     contrib = _unit_contributions(n)
     v, n_units = len(domain), n.shape[0]
     rng = as_rng(seed)
@@ -299,12 +299,12 @@ def alpha_bootstrap(data, level: str = "nominal", n_boot: int = 1000, ci: float 
                               total=-(-n_boot // batch)):
         w = _bootstrap_weights(rng, n_units, min(batch, n_boot - start))
         o = np.asarray((contrib.T @ w.T).T).reshape(-1, v, v)
-        n_v = o.sum(1)
+        n_v = o.sum(axis=1)
         d = _delta2(domain, n_v, level) if d_fixed is None else d_fixed
         do = (o * d).sum((1, 2))
         de = (n_v[:, :, None] * n_v[:, None, :] * d).sum((1, 2))
         with np.errstate(divide="ignore", invalid="ignore"):
-            out.append(np.where(de > 0, 1.0 - (n_v.sum(1) - 1) * do / de, np.nan))
+            out.append(np.where(de > 0, 1.0 - (n_v.sum(axis=1) - 1) * do / de, np.nan))
     s = np.concatenate(out)
     ok = np.isfinite(s)
     if not ok.any(): raise ValueError("every bootstrap resample lacks variation: no interval")

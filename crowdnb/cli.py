@@ -503,7 +503,7 @@ def _dawid_skene_tables(J, res) -> dict:
     annotators = pd.concat([pd.DataFrame({"theta": m.theta(), "judgments": n}, index=J.workers),
                             pd.DataFrame(conf, index=J.workers, columns=names)], axis=1)
     post = m.posterior(J)
-    best = post.argmax(1)
+    best = post.argmax(axis=1)
     items = pd.DataFrame(post, index=J.units, columns=[f"P({v})" for v in vals])
     items.insert(0, "probability", post[np.arange(len(post)), best])
     items.insert(0, "label", m.values[best])

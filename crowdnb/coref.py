@@ -287,9 +287,9 @@ def muc_counts(a: Alignment) -> np.ndarray:
     "MUC numerators and denominators per document: columns recall num, recall den, precision num, precision den."
     n = a.n_docs
     ov = a.overlap
-    shared_k = np.asarray(ov.sum(1)).ravel(); parts_k = np.diff(ov.indptr)
+    shared_k = np.asarray(ov.sum(axis=1)).ravel(); parts_k = np.diff(ov.indptr)
     csc = ov.tocsc()
-    shared_r = np.asarray(csc.sum(0)).ravel(); parts_r = np.diff(csc.indptr)
+    shared_r = np.asarray(csc.sum(axis=0)).ravel(); parts_r = np.diff(csc.indptr)
     return np.column_stack([_by_doc(shared_k - parts_k, a.key_doc, n), _by_doc(a.key_size - 1, a.key_doc, n),
                             _by_doc(shared_r - parts_r, a.response_doc, n),
                             _by_doc(a.response_size - 1, a.response_doc, n)])
@@ -369,7 +369,7 @@ def blanc_counts(a: Alignment) -> np.ndarray:
     c_k = _by_doc(_pairs(a.key_size), a.key_doc, n); c_r = _by_doc(_pairs(a.response_size), a.response_doc, n)
     n_k = _pairs(_by_doc(a.key_size, a.key_doc, n)) - c_k
     n_r = _pairs(_by_doc(a.response_size, a.response_doc, n)) - c_r
-    shared_k = np.asarray(a.overlap.sum(1)).ravel(); shared_r = np.asarray(a.overlap.sum(0)).ravel()
+    shared_k = np.asarray(a.overlap.sum(axis=1)).ravel(); shared_r = np.asarray(a.overlap.sum(axis=0)).ravel()
     common = _by_doc(shared_k, a.key_doc, n)
     tp_n = (_pairs(common) - _by_doc(_pairs(shared_k), a.key_doc, n)
             - _by_doc(_pairs(shared_r), a.response_doc, n) + tp_c)
@@ -399,7 +399,7 @@ def blanc_rpf(counts, rule: str = "reference"):
 def mention_counts(a: Alignment) -> np.ndarray:
     "Mention identification per document: shared mentions, key mentions, shared mentions, response mentions."
     n = a.n_docs
-    shared = _by_doc(np.asarray(a.overlap.sum(1)).ravel(), a.key_doc, n)
+    shared = _by_doc(np.asarray(a.overlap.sum(axis=1)).ravel(), a.key_doc, n)
     return np.column_stack([shared, _by_doc(a.key_size, a.key_doc, n), shared, _by_doc(a.response_size, a.response_doc, n)])
 
 METRICS = ("muc", "bcub", "ceafm", "ceafe", "blanc", "lea", "conll", "mentions")

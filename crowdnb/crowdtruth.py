@@ -28,8 +28,8 @@ def wcos(a, b, rqs=None) -> np.ndarray:
     "Weighted cosine Wcos of the rows of `a` and `b` (annotations in columns), weights `rqs`; 0 for a zero row."
     a, b = np.atleast_2d(np.asarray(a, float)), np.atleast_2d(np.asarray(b, float))
     r = np.ones(a.shape[1]) if rqs is None else np.asarray(rqs, float)
-    num = (a * b * r).sum(1)
-    den = np.sqrt((a * a * r).sum(1) * (b * b * r).sum(1))
+    num = (a * b * r).sum(axis=1)
+    den = np.sqrt((a * a * r).sum(axis=1) * (b * b * r).sum(axis=1))
     return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
 
 # %% ../nbs/10_crowdtruth.ipynb #7b59770f
@@ -207,7 +207,7 @@ def rqs(ix: CrowdIndex, sqs, wqs, floor: float = TINY) -> np.ndarray:
     def pair_sum(M):                                                # per annotation: sum over i != j of w_i w_j M
         rows = np.repeat(np.arange(M.shape[0]), np.diff(M.indptr))
         diag = np.bincount(rows, np.where(M.indices == rows % W, M.data, 0.0), minlength=M.shape[0])
-        return (wt * (M @ wqs) - wt**2 * diag).reshape(L, W).sum(1)
+        return (wt * (M @ wqs) - wt**2 * diag).reshape(L, W).sum(axis=1)
     num_r, den_r = pair_sum(P), pair_sum(ind)
     out = np.where(den_r > floor, num_r / np.where(den_r > floor, den_r, 1.0), floor)
     return np.maximum(out, floor)
@@ -341,11 +341,11 @@ def run(judgments, unit=None, worker=None, label=None, *, sep=None, labels=None,
     workers = pd.DataFrame({k: nan_w(last[k]) for k in ("wqs", "wwa", "wsa")} |
                            {k + "_initial": nan_w(first[k]) for k in ("wqs", "wwa", "wsa")} |
                            {"units": np.bincount(J.worker_code, minlength=J.n_workers)}, J.workers)
-    chosen = np.asarray(J.work_vectors(binary=True).sum(0)).ravel().astype(np.int64)
+    chosen = np.asarray(J.work_vectors(binary=True).sum(axis=0)).ravel().astype(np.int64)
     ann = pd.DataFrame({"aqs": last["aqs"], "aqs_initial": first["aqs"], "judgments": chosen}, J.labels)
     if single == "drop":
         units, uas, uas0, workers = units[act_u], uas[act_u], uas0[act_u], workers[act_w]
-        if not closed: ann = ann[np.asarray(ix.V.sum(0)).ravel() > 0]
+        if not closed: ann = ann[np.asarray(ix.V.sum(axis=0)).ravel() > 0]
     opts = dict(reference=reference, tol=tol, max_iter=max_iter, single=single, sentvec=sentvec, clamp=clamp)
     return CrowdTruthResult(units, workers, ann, uas, uas0, fp.history, fp.trace, fp.converged, closed, opts)
 

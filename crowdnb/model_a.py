@@ -286,7 +286,7 @@ def triplets(data, missing=-1, values=None, incomplete="error") -> Triplets:
         obs = ~pd.isna(m)
         if missing is not None: obs &= np.asarray(m != missing, dtype=bool)
     else: raise TypeError(f"annotations must be integers (or labels), not {m.dtype}")
-    k = obs.sum(1)
+    k = obs.sum(axis=1)
     bad = np.flatnonzero(k != 3)
     if len(bad):
         if incomplete == "error":
@@ -319,7 +319,7 @@ def estimate_omega(data, per_annotator=False, missing=-1, values=None, incomplet
     t = triplets(data, missing=missing, values=values, incomplete=incomplete)
     n = np.zeros((len(t.annotators), t.n_values))
     np.add.at(n, (t.groups[t.group].ravel(), t.v.ravel()), np.repeat(t.count, 3))
-    if not per_annotator: return n.sum(0) / n.sum()
+    if not per_annotator: return n.sum(axis=0) / n.sum()
     tot = n.sum(1, keepdims=True)
     return np.divide(n, tot, out=np.full_like(n, np.nan), where=tot > 0)
 
@@ -457,7 +457,7 @@ def fit(self: ModelA, data, method="map", optimizer="multistart", n_starts=20, s
 def _draw(rng, p):
     "One categorical draw per row of `p` (rows sum to 1), vectorised by inverse CDF."
     c = np.cumsum(p, -1); c[..., -1] = 1.0
-    return (rng.random(len(p))[:, None] > c).sum(1)
+    return (rng.random(len(p))[:, None] > c).sum(axis=1)
 
 @patch
 def sample(self: ModelA, n_items, groups=None, seed=None, missing=-1):
@@ -500,7 +500,7 @@ def correctness(self: ModelA, data, theta=None, missing=-1, values=None, incompl
     "Eq. 6 per item and annotator: the MAP label 'C'/'I' (`kind='map'`) or P(correct) (`kind='prob'`)."
     if kind not in ("map", "prob"): raise ValueError(f"kind must be 'map' or 'prob', not {kind!r}")
     prep, post = self._ready(data, missing, values, incomplete, omega, theta)
-    per = _CORRECT[post.argmax(1)].astype(float) if kind == "map" else post @ _CORRECT.astype(float)   # P x 3
+    per = _CORRECT[post.argmax(axis=1)].astype(float) if kind == "map" else post @ _CORRECT.astype(float)   # P x 3
     out = np.full((prep.t.n_items, len(prep.t.annotators)), np.nan)
     out[np.repeat(np.arange(prep.t.n_items), 3), prep.t.groups[prep.t.group][prep.t.item_pattern].ravel()] = \
         per[prep.t.item_pattern].ravel()
@@ -521,7 +521,7 @@ def cox_binary(p, rho, rho3=None) -> np.ndarray:
     iu = np.triu_indices(k, 1)
     bracket = 1 + (u[:, iu[0]] * u[:, iu[1]]) @ rho[iu]
     for (a, b, c), r in (rho3 or {}).items(): bracket = bracket + r * u[:, a] * u[:, b] * u[:, c]
-    P = np.where(y == 1, p, 1 - p).prod(1) * bracket
+    P = np.where(y == 1, p, 1 - p).prod(axis=1) * bracket
     if np.any(P < -1e-12):
         raise ValueError(f"rho gives negative probabilities (min {P.min():.3g}) for y = {y[P < 0][0].astype(int).tolist()}: "
                          "the correlations are outside the admissible range")

@@ -79,7 +79,7 @@ def _from_codes(codes, counts, n_annotators, values, inverse=None, dedupe=True):
         inv = inv.ravel()
         counts = np.bincount(inv, weights=counts, minlength=len(codes)) if counts is not None else cnt.astype(float)
         inverse = inv if inverse is None else inv[inverse]
-    empty = np.flatnonzero((codes < 0).all(1))
+    empty = np.flatnonzero((codes < 0).all(axis=1))
     if len(empty):   # items nobody annotated carry no information: drop their pattern, map them to -1
         keep = np.setdiff1d(np.arange(len(codes)), empty)
         new = np.full(len(codes), -1); new[keep] = np.arange(len(keep))
@@ -271,7 +271,7 @@ class ModelB:
         j, m = self.n_annotators, self.n_values
         if m ** j > 1_000_000: raise ValueError(f"{m}**{j} patterns are too many to list")
         idx = np.array(list(itertools.product(range(m), repeat=j)), dtype=np.int64)
-        logp = logsumexp(np.log(self.gamma) + np.log(self.lam[np.arange(j), :, idx]).sum(1), axis=1)
+        logp = logsumexp(np.log(self.gamma) + np.log(self.lam[np.arange(j), :, idx]).sum(axis=1), axis=1)
         names = ["".join(str(self.values[c]) for c in row) if all(len(str(v)) == 1 for v in self.values)
                  else tuple(self.values[row]) for row in idx]
         return pd.Series(np.exp(logp), index=names, name="probability")
@@ -326,7 +326,7 @@ def f_perm(model_or_lam, pi) -> float:
 def best_permutation(model_or_lam, weighted: bool = False) -> np.ndarray:
     "π* maximising F(π) (eq. 56) by the assignment problem; `weighted=True` maximises Σθ (eq. 55) instead (needs a ModelB)."
     lam = _lam_of(model_or_lam)
-    score = lam.sum(0).T                     # score[i, j] = Σ_k λ^(k)_{i|j}
+    score = lam.sum(axis=0).T                     # score[i, j] = Σ_k λ^(k)_{i|j}
     if weighted:
         if not isinstance(model_or_lam, ModelB): raise TypeError("weighted=True needs a ModelB (it uses gamma)")
         score = score * model_or_lam.gamma[None, :]
@@ -338,7 +338,7 @@ def _m_step(p, post, prior_gamma=0.0, prior_lam=0.0):
     "γ and Λ maximising the expected complete-data log-likelihood (eqs. 48 corrected, 50), plus Dirichlet pseudo-counts."
     j, m = p.n_annotators, p.n_values
     wpost = post * p.counts[:, None]
-    g = wpost.sum(0) + prior_gamma
+    g = wpost.sum(axis=0) + prior_gamma
     gamma = g / g.sum()
     n = (p.mat_t @ wpost).reshape(j, m, m).transpose(0, 2, 1) + prior_lam   # x, ψ, v
     tot = n.sum(2, keepdims=True)
@@ -401,7 +401,7 @@ def em(data, init="vote", eps: float = 0.0, max_iter: int = 100_000, tol: float 
             if p.inverse is not None:   # average the given item posteriors within each pattern
                 ok = np.flatnonzero(p.inverse >= 0)
                 agg = sparse.csr_matrix((np.ones(len(ok)), (p.inverse[ok], ok)), shape=(p.n_patterns, len(p.inverse)))
-                post = (agg @ post) / np.asarray(agg.sum(1))
+                post = (agg @ post) / np.asarray(agg.sum(axis=1))
         gamma, lam = _m_step(p, post, prior_gamma, prior_lam)
     def step(g, l):
         post, ll = _e_step(p, g, l, eps, votes)
@@ -483,7 +483,7 @@ def anneal(data, seed=None, bound: float = 10.0, maxiter: int = 200, local_searc
     def jac(z):
         g, l, post, _ = stats(z)
         wpost = post * p.counts[:, None]
-        ng = wpost.sum(0) + prior_gamma
+        ng = wpost.sum(axis=0) + prior_gamma
         nl = (p.mat_t @ wpost).reshape(j, m, m).transpose(0, 2, 1) + prior_lam
         gg = ng - g * ng.sum()
         gl = nl - l * nl.sum(2, keepdims=True)

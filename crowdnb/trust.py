@@ -101,7 +101,7 @@ def reliability_data(data, level: str = "interval", rater=None, unit=None, value
 # %% ../nbs/21_trust.ipynb #4ca71235
 def _one_hot(x, level):
     "Sorted value domain and the raters x units x values 0/1 tensor of `x` (units rated by < 2 raters dropped)."
-    x = x[:, (~np.isnan(x)).sum(0) >= 2]
+    x = x[:, (~np.isnan(x)).sum(axis=0) >= 2]
     values = np.unique(x[~np.isnan(x)])
     if level == "ratio" and (values < 0).any():
         raise ValueError(f"ratio data must be non-negative; found {values[values < 0][0]:g}")
@@ -118,7 +118,7 @@ def _alphas(C, m, level, values, D=None):
         do, de = np.einsum("bvw,bvw->b", O, D), np.einsum("bv,bvw,bw->b", n, D, n)
     else:
         do, de = O.reshape(len(O), -1) @ D.ravel(), np.einsum("bv,vw,bw->b", n, D, n)
-    ntot = n.sum(1)
+    ntot = n.sum(axis=1)
     ok = (ntot >= 2) & (de > 0)
     return np.where(ok, 1 - (ntot - 1) * do / np.where(ok, de, 1), np.nan)
 
@@ -128,7 +128,7 @@ def subset_codes(k: int) -> np.ndarray:
     parts = [np.zeros(0, np.int64)]
     for n in range(2, k + 1):
         idx = np.fromiter(chain.from_iterable(combinations(range(k), n)), np.int64, count=comb(k, n) * n)
-        parts.append((np.int64(1) << idx.reshape(-1, n)).sum(1))
+        parts.append((np.int64(1) << idx.reshape(-1, n)).sum(axis=1))
     return np.concatenate(parts)
 
 def code_masks(codes, k: int) -> np.ndarray:
@@ -141,7 +141,7 @@ MAX_RATERS = 20
 def _check_raters(x, names, max_raters, rated=True):
     k = len(x)
     if k < 2: raise ValueError(f"trust coefficients need at least 2 raters, got {k}")
-    empty = np.flatnonzero(np.isnan(x).all(1))
+    empty = np.flatnonzero(np.isnan(x).all(axis=1))
     if rated and len(empty): raise ValueError(f"rater(s) {list(names[empty])} have no ratings")
     if k > max_raters:
         n = 2**k - k - 1
@@ -173,7 +173,7 @@ def subset_alphas(data, level: str = "interval", max_raters: int = MAX_RATERS, c
     codes = subset_codes(len(x))
     a = _subset_alphas(x, level, codes, chunk_mb, progress)
     M = code_masks(codes, len(x)).astype(bool)
-    return pd.DataFrame({"size": M.sum(1), "raters": [tuple(names[r]) for r in M], "alpha": a})
+    return pd.DataFrame({"size": M.sum(axis=1), "raters": [tuple(names[r]) for r in M], "alpha": a})
 
 # %% ../nbs/21_trust.ipynb #260e0cc8
 def algorithm1_coefs(alphas, tie_tol: float = 1e-10) -> np.ndarray:
@@ -211,8 +211,8 @@ def trust_coefficients(data, level: str = "interval", threshold: float = 0.5, ti
     B = max(1, int(chunk_mb * 2**20 // (8 * k)))
     for s in range(0, len(codes), B):                        # S^T (coef * alpha), a chunk of rows of S at a time
         M = code_masks(codes[s:s + B][ok[s:s + B]], k)
-        total += (M * (coef * a)[s:s + B][ok[s:s + B], None]).sum(0)
-        used += M.sum(0)
+        total += (M * (coef * a)[s:s + B][ok[s:s + B], None]).sum(axis=0)
+        used += M.sum(axis=0)
     top = total.max()
     if top <= 0: raise ValueError(f"no rater has a positive total (largest {top:g}): every defined subset alpha "
                                   "is <= 0, so the normalisation by the maximum is meaningless")
