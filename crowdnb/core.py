@@ -17,8 +17,8 @@ from fastcore.basics import patch
 from scipy import sparse
 
 # %% auto #0
-__all__ = ['FORMATS', 'as_rng', 'progress_bar', 'shared_data', 'Judgments', 'detect_format', 'load_judgments', 'loop_design',
-           'design_matrix', 'Simulation', 'simulate_crowd']
+__all__ = ['FORMATS', 'as_rng', 'progress_bar', 'group_runs', 'shared_data', 'Judgments', 'detect_format', 'load_judgments',
+           'loop_design', 'design_matrix', 'Simulation', 'simulate_crowd']
 
 # %% ../nbs/00_core.ipynb #4cdfcd95
 def as_rng(seed=None) -> np.random.Generator:
@@ -33,6 +33,20 @@ def progress_bar(iterable=None, show: bool = True, total=None, desc=None, **kwar
     "Wrap `iterable` in a text progress bar (tqdm) unless `show` is false."
     from tqdm import tqdm
     return tqdm(iterable, total=total, desc=desc, disable=not show, leave=False, **kwargs)
+
+# %% ../nbs/00_core.ipynb #c8d11f2b
+def group_runs(objective, params, tol: float = 1e-3) -> tuple[np.ndarray, np.ndarray]:
+    "Group optimiser runs whose parameters agree within `tol` (max-abs): (representative runs, best first; group of each run)."
+    objective = np.asarray(objective, float)
+    params = np.asarray(params, float).reshape(len(objective), -1)
+    label, reps = np.full(len(objective), -1), []
+    for r in np.argsort(-objective, kind="stable"):          # over the (few) runs, not over data
+        if reps:
+            d = np.abs(params[reps] - params[r]).max(axis=1)
+            k = int(np.argmin(d))
+            if d[k] <= tol: label[r] = k; continue
+        label[r] = len(reps); reps.append(r)
+    return np.array(reps, dtype=int), label
 
 # %% ../nbs/00_core.ipynb #39c73b4c
 def shared_data(*parts) -> Path | None:

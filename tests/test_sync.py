@@ -71,3 +71,20 @@ def test_exported_symbols_have_docstrings():
                     and not inspect.getdoc(obj):
                 missing.append(f"{py.stem}.{name}")
     assert not missing, f"exported without a docstring: {missing}"
+
+def test_exported_symbols_are_used_in_their_notebook():
+    "Every exported function appears in a non-exported code cell of its notebook (an example or a test next to it)."
+    import json, re, importlib, inspect
+    missing = []
+    for nb in sorted((ROOT / "nbs").glob("*.ipynb")):
+        cells = json.loads(nb.read_text())["cells"]
+        src = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
+        exp = [re.search(r"^#\|\s*default_exp\s+(\S+)", s, re.M) for s in src]
+        mods = [m.group(1) for m in exp if m]
+        if not mods: continue
+        mod = importlib.import_module(f"crowdnb.{mods[0]}")
+        examples = "\n".join(s for s in src if not re.search(r"^#\|\s*export", s, re.M))
+        for name in getattr(mod, "__all__", []):
+            if not inspect.isfunction(getattr(mod, name, None)): continue   # result classes and constants: used via the functions
+            if not re.search(rf"\b{re.escape(name)}\b", examples): missing.append(f"{mods[0]}.{name}")
+    assert not missing, f"exported but never shown or tested in its notebook: {missing}"
