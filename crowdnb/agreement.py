@@ -225,6 +225,8 @@ def _check_level(level, domain):
     if level in ("interval", "ratio"):
         if np.asarray(domain).dtype.kind not in "fiu":
             raise TypeError(f"{level} alpha needs numeric values, not {np.asarray(domain).dtype}")
+        if not np.isfinite(np.asarray(domain, float)).all():
+            raise ValueError(f"{level} alpha needs finite values; the ratings hold {np.asarray(domain)[~np.isfinite(np.asarray(domain, float))][0]!r}")
         if level == "ratio" and (np.asarray(domain, float) < 0).any():
             raise ValueError("ratio alpha needs non-negative values (a ratio scale has an absolute zero)")
 

@@ -359,3 +359,12 @@ def test_spatial_prepositions_tables_reproduced():
         assert mine["shared"].tolist() == pub["shared"].tolist()
         np.testing.assert_allclose(mine[["expected", "observed", "kappa"]].to_numpy(),
                                    pub[["expected", "observed", "kappa"]].to_numpy(), rtol=0, atol=1e-9)
+
+
+def test_alpha_rejects_infinite_values_at_metric_levels():
+    """An infinite rating would make the interval/ratio distances infinite and alpha a silent NaN."""
+    for level in ("interval", "ratio"):
+        with pytest.raises(ValueError, match="finite values"):
+            krippendorff_alpha([[1, np.inf, 2], [1, 2, 2]], level=level)
+        with pytest.raises(ValueError, match="finite values"):
+            alpha_bootstrap([[1, np.inf, 2], [1, 2, 2]], level, n_boot=5, seed=0, progress=False)
