@@ -61,8 +61,6 @@ def shared_data(*parts) -> Path | None:
     return None
 
 # %% ../nbs/00_core.ipynb #99e996db
-_EMPTY = object()
-
 def _rows_msg(rows, line_offset=None, limit=5):
     "Describe offending row positions, with CSV line numbers when `line_offset` is given."
     rows = list(rows)
@@ -325,6 +323,8 @@ def from_matrix(cls: Judgments, matrix, missing=-1, labels=None, units=None, wor
     if len(r) == 0: raise ValueError("label matrix has no annotations (every entry is missing)")
     units = np.arange(m.shape[0]) if units is None else np.asarray(units)
     workers = np.arange(m.shape[1]) if workers is None else np.asarray(workers)
+    for what, names, n in (("units", units, m.shape[0]), ("workers", workers, m.shape[1])):
+        if names.shape != (n,): raise ValueError(f"{what} has {names.size} names for {n} {'rows' if what == 'units' else 'columns'} of the label matrix")
     df = pd.DataFrame({"unit": units[r], "worker": workers[c], "label": m[r, c].astype(np.int64)})
     return cls.from_frame(df, labels=labels)
 
@@ -349,7 +349,7 @@ def _answer_column(df, fmt, label):
     if fmt == "mturk":
         cand = [c for c in df.columns if str(c).startswith("Answer.")]
     elif fmt == "crowdflower":
-        cand = [c for c in df.columns if not str(c).startswith("_") and str(c).endswith(("_gold",)) is False]
+        cand = [c for c in df.columns if not str(c).startswith("_") and not str(c).endswith("_gold")]
         cand = [c for c in cand if df[c].notna().any()]
         raise ValueError("a CrowdFlower export needs label=<answer column>; candidate columns: " + ", ".join(map(str, cand[:10])))
     else: return FORMATS[fmt]["label"]
@@ -375,8 +375,8 @@ def load_judgments(source, format: str = "auto", unit=None, worker=None, label=N
     if unit is not None: spec["unit"] = unit
     if worker is not None: spec["worker"] = worker
     for k in ("started", "submitted"):
-        if k in kwargs: spec[k] = kwargs.pop(k)
-        if spec.get(k) is not None and spec[k] not in df.columns: spec[k] = None
+        if k in kwargs: spec[k] = kwargs.pop(k)                              # named by the caller: must exist
+        elif spec.get(k) is not None and spec[k] not in df.columns: spec[k] = None  # a format's optional column
     spec["label"] = _answer_column(df, fmt, label)
     frame, labels = _from_frame(df, **spec, **kwargs, line_offset=line_offset)
     return Judgments(frame, labels, closed=kwargs.get("labels") is not None)
