@@ -6,9 +6,11 @@ Docs: https://crowdnb.github.io/crowdnb/crowdtruth.html.md"""
 
 # %% ../nbs/10_crowdtruth.ipynb #d2d129d5
 from __future__ import annotations
+import re
 import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -193,7 +195,7 @@ def p_given(ix: CrowdIndex, sqs, r: int):
     inv = sparse.csr_matrix((1.0 / den.data, den.indices, den.indptr), shape=den.shape)
     return num.multiply(inv).tocsr(), den
 
-def rqs(ix: CrowdIndex, sqs, wqs, floor: float = TINY) -> np.ndarray:
+def rqs(ix: CrowdIndex, sqs, wqs, floor: float = TINY, clamp: float = 0.0) -> np.ndarray:
     "RQS (AQS) per annotation: the WQS-weighted mean of P_r(i|j) over ordered worker pairs i != j where it is defined."
     wqs, W, L = np.asarray(wqs, float), ix.n_workers, ix.n_labels
     sqs = np.asarray(sqs, float)
@@ -209,7 +211,8 @@ def rqs(ix: CrowdIndex, sqs, wqs, floor: float = TINY) -> np.ndarray:
         diag = np.bincount(rows, np.where(M.indices == rows % W, M.data, 0.0), minlength=M.shape[0])
         return (wt * (M @ wqs) - wt**2 * diag).reshape(L, W).sum(axis=1)
     num_r, den_r = pair_sum(P), pair_sum(ind)
-    out = np.where(den_r > floor, num_r / np.where(den_r > floor, den_r, 1.0), floor)
+    ok = den_r > clamp                                              # reference: den <= 1e-8 gives the floor
+    out = np.where(ok, num_r / np.where(ok, den_r, 1.0), floor)
     return np.maximum(out, floor)
 
 # %% ../nbs/10_crowdtruth.ipynb #13145090
@@ -241,7 +244,7 @@ def fixed_point(ix: CrowdIndex, closed: bool = True, tol: float = 1e-6, max_iter
     steps = progress_bar(range(int(max_iter)), show=True, desc="CrowdTruth") if progress else range(int(max_iter))
     for it in steps:
         cos = pair_wcos(ix, a)
-        a_new = rqs(ix, u, w) if closed else a
+        a_new = rqs(ix, u, w, clamp=clamp) if closed else a
         u_new = sqs(ix, w, a, clamp, cos)
         wwa_ = wwa(ix, u, w, a, clamp, cos)
         wsa_ = wsa(ix, u, a, w if weighted else None, clamp)
@@ -350,8 +353,6 @@ def run(judgments, unit=None, worker=None, label=None, *, sep=None, labels=None,
     return CrowdTruthResult(units, workers, ann, uas, uas0, fp.history, fp.trace, fp.converged, closed, opts)
 
 # %% ../nbs/10_crowdtruth.ipynb #1e3ac8b5
-import re
-
 def _tutorial_configs():
     "How each stored tutorial result of the crowdtruth repository was produced: input file, answer column, preprocessing, run options."
     strip = lambda s: s.astype(str).str.replace(r'[\[\]"]', "", regex=True)
@@ -391,11 +392,10 @@ def _tutorial_configs():
 
 def tutorial_run(name: str, folder) -> CrowdTruthResult:
     "Run the reference mode on one of the crowdtruth tutorial inputs in `folder`, configured as its stored results were."
-    from pathlib import Path
     configs = _tutorial_configs()
     if name not in configs: raise ValueError(f"unknown tutorial result {name!r}; choose from {list(configs)}")
     file, cols, prep, opts = configs[name]
-    df = pd.read_csv(Path(folder) / file, sep="\t" if file.startswith("wsd") else ",")
+    df = pd.read_csv(Path(folder) / file)
     if prep is not None: df = df.assign(**{cols["label"]: prep(df[cols["label"]])})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -403,7 +403,6 @@ def tutorial_run(name: str, folder) -> CrowdTruthResult:
 
 def tutorial_stored(name: str, folder) -> dict:
     "The stored units, workers and annotations tables of a tutorial result in `folder`/results (ids as strings)."
-    from pathlib import Path
     res = Path(folder) / "results"
     files = ({p: res / f"{name}-{p}.csv" for p in ("units", "workers", "annotations")} if not name.startswith("crowdtruth_")
              else {p: res / f"crowdtruth_{p}_{name.split('_')[1]}.csv" for p in ("units", "workers")})
