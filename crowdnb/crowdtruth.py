@@ -307,8 +307,9 @@ def run(judgments, unit=None, worker=None, label=None, *, sep=None, labels=None,
         progress: bool = False) -> CrowdTruthResult:
     "CrowdTruth 2.0 unit, worker and annotation quality scores of a judgment table (or `Judgments`)."
     if isinstance(judgments, Judgments):
-        if any(v is not None for v in (sep, labels, empty)):
-            raise ValueError("sep, labels and empty apply to a table; a Judgments object is already validated")
+        given = [k for k, v in dict(unit=unit, worker=worker, label=label, sep=sep, labels=labels, empty=empty).items()
+                 if v is not None]
+        if given: raise ValueError(f"{', '.join(given)} apply to a table; a Judgments object is already validated")
         J = judgments
     elif isinstance(judgments, pd.DataFrame) or isinstance(judgments, (str,)) or hasattr(judgments, "__fspath__"):
         kw = dict(sep=sep, labels=labels, empty=empty or ("drop" if reference else "error"))
