@@ -391,9 +391,19 @@ def simple_items(ratings, max_distinct=3, scale="standard") -> pd.Index:
     return R.columns[distinct <= max_distinct]
 
 # %% ../nbs/41_humeval.ipynb #f30cd96e
+def _cell_alpha(X, level, dom):
+    "Alpha of a raters x items frame, or NaN and the reason when it is undefined (too few raters, no pairs, no variation)."
+    if X.shape[0] < 2 or X.shape[1] == 0: return np.nan, f"{X.shape[0]} rater(s) on {X.shape[1]} item(s): alpha undefined"
+    try: return krippendorff_alpha(X.to_numpy(), level=level, value_domain=dom), ""
+    except ValueError as e:
+        if "undefined" not in str(e): raise
+        return np.nan, str(e)
+
 def agreement_table(ratings, scales=("standard", "reduced", "gravity", "importance"), level="nominal",
                     max_distinct=3, simple_on="standard", threshold=0.5, progress=False) -> pd.DataFrame:
     "Table 1: Krippendorff's alpha per scale on all and on simple items, and without the outlier raters."
+    if level not in ("nominal", "ordinal", "interval", "ratio"):
+        raise ValueError(f"level must be 'nominal', 'ordinal', 'interval' or 'ratio', not {level!r}")
     R = ratings_matrix(ratings)
     simple = simple_items(R, max_distinct, simple_on)
     rows, keys = [], []
@@ -403,18 +413,27 @@ def agreement_table(ratings, scales=("standard", "reduced", "gravity", "importan
         for subset, items in (("all", S.columns), ("simple", simple)):
             X = S[items]
             X = X[X.notna().any(axis=1)]                         # raters who answered none of these items
-            a = krippendorff_alpha(X.to_numpy(), level=level, value_domain=dom)
-            trust = trust_coefficients(X.to_numpy(), level=level, threshold=threshold, raters=X.index, progress=progress)
-            out = tuple(trust.index[trust["outlier"].to_numpy()])
-            keep = X.drop(index=list(out))
-            a2 = krippendorff_alpha(keep.to_numpy(), level=level, value_domain=dom) if out and len(keep) >= 2 else np.nan
-            rows.append((len(items), len(X), a, out, a2)); keys.append((get_scale(s).name, subset))
+            a, note = _cell_alpha(X, level, dom)
+            out, a2 = (), np.nan
+            if np.isfinite(a):                                   # then some subset alpha is defined
+                try:
+                    trust = trust_coefficients(X.to_numpy(), level=level, threshold=threshold, raters=X.index,
+                                               progress=progress)
+                    out = tuple(trust.index[trust["outlier"].to_numpy()])
+                except ValueError as e:                          # every subset alpha <= 0: no normalisation
+                    if "positive total" not in str(e): raise
+                    note = f"trust coefficients undefined: {e}"
+            if out:
+                a2, why = _cell_alpha(X.drop(index=list(out)), level, dom)
+                note = note or why
+            rows.append((len(items), len(X), a, out, a2, note)); keys.append((get_scale(s).name, subset))
     return pd.DataFrame(rows, index=pd.MultiIndex.from_tuples(keys, names=["scale", "items"]),
-                        columns=["n_items", "n_raters", "alpha", "outliers", "alpha_without_outliers"])
+                        columns=["n_items", "n_raters", "alpha", "outliers", "alpha_without_outliers", "note"])
 
 def format_table1(table: pd.DataFrame, digits=2) -> pd.DataFrame:
-    "Table 1 laid out as in the paper: scales x item sets, 'a -> b' where outliers were removed."
-    cell = lambda r: (f"{r.alpha:.{digits}f}" + (f" → {r.alpha_without_outliers:.{digits}f}" if r.outliers else ""))
+    "Table 1 laid out as in the paper: scales x item sets, 'a -> b' where outliers were removed, '—' where undefined."
+    num = lambda x: "—" if np.isnan(x) else f"{x:.{digits}f}"
+    cell = lambda r: num(r.alpha) + (f" → {num(r.alpha_without_outliers)}" if r.outliers else "")
     return table.apply(cell, axis=1).unstack("items").reindex(table.index.get_level_values(0).unique())
 
 # %% ../nbs/41_humeval.ipynb #e16a6946
@@ -644,8 +663,8 @@ class RaterSimulation:
 def simulate_ratings(error_counts, penalties=None, n_raters=8, n_outliers=2, spread=0.2, noise=0.6, missing=0.0,
                      seed=None) -> RaterSimulation:
     "Answers 7 - sum(penalty x count) + noise, rounded and clipped to 0..7; outliers answer uniformly at random."
-    C = error_counts
-    if not isinstance(C, pd.DataFrame): raise TypeError("error_counts must be an item x error type DataFrame")
+    if not isinstance(error_counts, pd.DataFrame): raise TypeError("error_counts must be an item x error type DataFrame")
+    C = check_error_counts(error_counts, error_counts.index)      # non-negative whole numbers, no gaps
     base = pd.Series(PENALTIES if penalties is None else penalties, dtype=float)
     if (miss := C.columns.difference(base.index)).size: raise ValueError(f"no penalty given for error type(s) {_names(miss)}")
     if not 0 <= n_outliers <= n_raters: raise ValueError(f"need 0 <= n_outliers <= n_raters, got {n_outliers}, {n_raters}")

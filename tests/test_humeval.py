@@ -250,3 +250,31 @@ def test_metric_scores_perfect_and_empty():
     assert list(perfect.index) == ["a", "b"]
     rec = metric_scores(k, {"a": [], "b": []}, measure="recall")
     np.testing.assert_allclose(rec[["MUC", "B-CUBED", "CEAFm", "CEAFe", "LEA"]].to_numpy(), 0.0)
+
+
+# ---------------------------------------------------------------- undefined Table 1 cells, simulation input
+def test_table1_undefined_cells_are_reported_not_fatal():
+    """No simple item, or raters who never agree (every subset alpha < 0): NaN / no outliers and a note, by hand."""
+    spread = pd.DataFrame([[0, 0, 7], [3, 3, 0], [5, 5, 3], [7, 7, 5]], index=list("abcd"), columns=["q1", "q2", "q3"])
+    t1 = agreement_table(spread, scales=["standard"])
+    simple = t1.loc[("standard", "simple")]
+    assert simple["n_items"] == 0 and np.isnan(simple["alpha"]) and simple["outliers"] == ()
+    assert "alpha undefined" in simple["note"]
+    full = t1.loc[("standard", "all")]
+    krippendorff = pytest.importorskip("krippendorff")
+    assert full["alpha"] == pytest.approx(krippendorff.alpha(spread.to_numpy(float), level_of_measurement="nominal"))
+    assert full["alpha"] < 0 and full["outliers"] == () and full["note"].startswith("trust coefficients undefined")
+    # a cell with no variation at all: every answer 7
+    same = pd.DataFrame(7, index=list("abc"), columns=["q1", "q2"])
+    t = agreement_table(same, scales=["standard"])
+    assert np.isnan(t["alpha"]).all() and (t["note"].str.contains("no variation")).all()
+    with pytest.raises(ValueError, match="level must be"):
+        agreement_table(spread, level="likert")
+
+
+def test_simulate_ratings_rejects_bad_counts():
+    counts = pd.DataFrame({"border": [1, 0], "silence": [0, 2]}, index=["q1", "q2"])
+    with pytest.raises(ValueError, match="non-negative integers"):
+        simulate_ratings(counts - 1, seed=0)
+    with pytest.raises(ValueError, match="non-negative integers"):
+        simulate_ratings(counts * 0.5, seed=0)
