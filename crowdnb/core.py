@@ -297,11 +297,22 @@ def incidence(self: Judgments) -> sparse.csr_matrix:
 
 # %% ../nbs/00_core.ipynb #12a2abf6
 @patch
+def repeated_pairs(self: Judgments) -> np.ndarray:
+    "Positions of the judgments whose (unit, worker) pair occurs more than once (e.g. once per dimension)."
+    if self.incidence().data.max(initial=0) <= 1: return np.zeros(0, dtype=np.int64)
+    pair = self.unit_code.astype(np.int64) * self.n_workers + self.worker_code
+    return np.flatnonzero(pd.Series(pair).duplicated(keep=False).to_numpy())
+
+@patch
 def label_matrix(self: Judgments, missing: int = -1) -> np.ndarray:
     "Dense units x workers matrix of label codes (index into `labels`), `missing` where not judged."
     if self.multi_label:
         rows = np.flatnonzero(self.frame["labels"].map(len).to_numpy() > 1)
         raise ValueError(f"label_matrix needs one label per judgment; judgments at {_rows_msg(rows)} hold several")
+    rep = self.repeated_pairs()
+    if len(rep):
+        raise ValueError(f"label_matrix needs one judgment per (unit, worker); judgments at {_rows_msg(rep)} repeat "
+                         "a (unit, worker) pair" + ("; select one dimension first" if "dimension" in self.frame else ""))
     if 0 <= missing < self.n_labels: raise ValueError(f"missing marker {missing} collides with a label code")
     m = np.full((self.n_units, self.n_workers), missing, dtype=np.int64)
     rows, codes = self.label_codes()

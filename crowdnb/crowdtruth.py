@@ -315,6 +315,12 @@ def run(judgments, unit=None, worker=None, label=None, *, sep=None, labels=None,
         kw = dict(sep=sep, labels=labels, empty=empty or ("drop" if reference else "error"))
         J = load_judgments(judgments, unit=unit, worker=worker, label=label, **kw)
     else: raise TypeError(f"judgments must be a DataFrame, a CSV path or a Judgments, not {type(judgments).__name__}")
+    rep = J.repeated_pairs()                                  # e.g. one judgment per dimension: not one crowd
+    if len(rep):
+        f = J.frame.iloc[rep[0]]
+        raise ValueError(f"CrowdTruth needs one judgment per (unit, worker); judgments at rows {', '.join(map(str, rep[:5]))}"
+                         f"{' ...' if len(rep) > 5 else ''} repeat a (unit, worker) pair (unit={f['unit']!r}, "
+                         f"worker={f['worker']!r})" + ("; run each dimension separately" if "dimension" in J.frame else ""))
     closed = J.closed if open_ended is None else not open_ended
     tol = (1e-3 if reference else 1e-6) if tol is None else float(tol)
     max_iter = (1000 if reference else 100) if max_iter is None else max_iter

@@ -33,11 +33,10 @@ def _rows(idx, limit=5):
 def _check(j: Judgments) -> Judgments:
     "Raise a clear error unless `j` has one judgment per (sentence, worker), each with at least one relation."
     if j.n_judgments == 0: raise ValueError("judgments are empty: no rows to analyse")
-    if j.incidence().data.max() > 1:
-        pair = j.unit_code.astype(np.int64) * j.n_workers + j.worker_code
-        dup = pd.Series(pair).duplicated(keep=False).to_numpy()
-        f = j.frame.loc[dup]
-        raise ValueError(f"CrowdTruth 1.0 needs one judgment per (sentence, worker); judgment rows {_rows(np.flatnonzero(dup))} "
+    rep = j.repeated_pairs()
+    if len(rep):
+        f = j.frame.iloc[rep]
+        raise ValueError(f"CrowdTruth 1.0 needs one judgment per (sentence, worker); judgment rows {_rows(rep)} "
                          f"repeat the pair (unit={f['unit'].iloc[0]!r}, worker={f['worker'].iloc[0]!r})"
                          + ("; analyse each dimension separately" if "dimension" in j.frame else ""))
     n = np.diff(j.work_vectors().indptr)
