@@ -7,7 +7,7 @@ Docs: https://crowdnb.github.io/crowdnb/agreement.html.md"""
 # %% ../nbs/20_agreement.ipynb #ecf2ee75
 from __future__ import annotations
 from dataclasses import dataclass
-from numbers import Integral
+from numbers import Integral, Number
 
 import numpy as np
 import pandas as pd
@@ -143,6 +143,12 @@ def _two_raters(a, b, labels):
     n = both.sum()
     return codes[:n], codes[n:], domain
 
+def _check_weight_order(domain, weights, labels):
+    "Weighted coefficients need ordered categories: numbers, or `labels=` giving the order of other labels."
+    if weights is not None and labels is None and not all(isinstance(v, (Number, np.number, np.bool_)) for v in domain):
+        raise ValueError(f"{weights} weights need ordered categories; the labels are not all numbers "
+                         f"({', '.join(map(repr, domain[:4]))}): pass labels= in their order")
+
 def _weights(k: int, weights):
     i = np.arange(k)
     if weights is None: return 1.0 - np.eye(k)
@@ -164,11 +170,13 @@ def _chance_corrected(c1, c2, k, weights, pooled):
 def cohen_kappa(a, b=None, weights=None, labels=None) -> float:
     "Cohen's kappa of two raters (unweighted, `weights='linear'` or `'quadratic'`); missing ratings skip the item."
     c1, c2, domain = _two_raters(a, b, labels)
+    _check_weight_order(domain, weights, labels)
     return _chance_corrected(c1, c2, len(domain), weights, pooled=False)
 
 def scott_pi(a, b=None, weights=None, labels=None) -> float:
     "Scott's pi of two raters: kappa with the pooled label distribution as chance model."
     c1, c2, domain = _two_raters(a, b, labels)
+    _check_weight_order(domain, weights, labels)
     return _chance_corrected(c1, c2, len(domain), weights, pooled=True)
 
 # %% ../nbs/20_agreement.ipynb #ddcc4c13

@@ -368,3 +368,17 @@ def test_alpha_rejects_infinite_values_at_metric_levels():
             krippendorff_alpha([[1, np.inf, 2], [1, 2, 2]], level=level)
         with pytest.raises(ValueError, match="finite values"):
             alpha_bootstrap([[1, np.inf, 2], [1, 2, 2]], level, n_boot=5, seed=0, progress=False)
+
+
+def test_weighted_kappa_of_string_labels_needs_their_order():
+    """Sorted strings are not a scale order ('hi' < 'lo' < 'mid'): weighted kappa/pi refuse them without labels=,
+    and with labels= equal scikit-learn on the integer codes of that order."""
+    from sklearn.metrics import cohen_kappa_score
+    a, b = ["lo", "mid", "mid", "hi", "lo"], ["lo", "hi", "mid", "hi", "mid"]
+    order = {"lo": 0, "mid": 1, "hi": 2}
+    for w in ("linear", "quadratic"):
+        with pytest.raises(ValueError, match="labels="): cohen_kappa(a, b, weights=w)
+        with pytest.raises(ValueError, match="labels="): scott_pi(a, b, weights=w)
+        ref = cohen_kappa_score([order[v] for v in a], [order[v] for v in b], weights=w)
+        assert cohen_kappa(a, b, weights=w, labels=list(order)) == pytest.approx(ref, abs=1e-14)
+    assert cohen_kappa(a, b) == pytest.approx(cohen_kappa_score(a, b), abs=1e-14)     # unweighted: no order needed
