@@ -46,3 +46,15 @@ def test_input_not_mutated():
     before = df.copy(deep=True)
     load_judgments(df, sep="|", empty="label", duplicates="count")
     pd.testing.assert_frame_equal(df, before)
+
+def test_pair_judged_twice_and_named_time_column():
+    "A (unit, worker) pair judged in two dimensions has no single label-matrix cell; a named time column must exist."
+    import pytest
+    df = pd.DataFrame({"unit": [1, 1, 2, 2], "worker": ["a", "a", "a", "b"], "dim": ["x", "y", "x", "x"], "label": [0, 1, 1, 1]})
+    j = load_judgments(df, dimension="dim")
+    assert j.repeated_pairs().tolist() == [0, 1]
+    with pytest.raises(ValueError, match="select one dimension first"):
+        j.label_matrix()
+    assert load_judgments(df[df.dim == "x"], dimension="dim").label_matrix().tolist() == [[0, -1], [1, 1]]   # labels 0, 1 -> codes 0, 1
+    with pytest.raises(ValueError, match="missing column"):
+        load_judgments(df, dimension="dim", submitted="time")
