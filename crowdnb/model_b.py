@@ -498,7 +498,7 @@ def anneal(data, seed=None, bound: float = 10.0, maxiter: int = 200, local_searc
 # %% ../nbs/31_model_b.ipynb #62868eef
 @dataclass
 class FitB:
-    "Distinct optima reached from many starts (best first), their models, and the log L of every start."
+    "Distinct optima reached from many starts (best first), their models, and every start's log L, iterations and convergence."
     optima: pd.DataFrame
     models: list
     runs: pd.DataFrame
@@ -523,7 +523,7 @@ def fit(data, method: str = "smoothed", n_starts: int = 20, eps: float = 0.1, se
     p = as_patterns(data, missing, values, n_annotators)
     rng = as_rng(seed)
     kw = dict(prior_gamma=prior_gamma, prior_lam=prior_lam)
-    runs = []
+    runs, iters = [], []
     for _ in progress_bar(range(n_starts), show=progress, desc=f"model B {method}"):
         if method == "anneal":
             r = anneal(p, seed=rng, **kw, **(anneal_kw or {}))
@@ -531,8 +531,10 @@ def fit(data, method: str = "smoothed", n_starts: int = 20, eps: float = 0.1, se
             start = random_model(p.n_annotators, p.n_values, seed=rng, values=p.values)
             r = em(p, init=start, tol=tol, max_iter=max_iter, accelerate=accelerate, **kw) if method == "em" else \
                 _smoothed(p, start, eps, tol, max_iter, accelerate, **kw)
-        runs.append((r.log_lik, r.model))
+        runs.append((r.log_lik, r.model)); iters.append((r.n_iter, r.converged))
     table, models = distinct_optima(runs, atol)
-    return FitB(table, models, pd.DataFrame({"log_lik": [r[0] for r in runs]}))
+    n_iter, converged = np.array(iters).T
+    return FitB(table, models, pd.DataFrame({"log_lik": [r[0] for r in runs], "n_iter": n_iter.astype(int),
+                                             "converged": converged.astype(bool)}))
 
 ModelB.fit = staticmethod(fit)

@@ -166,3 +166,13 @@ def test_fit_reports_both_modes_and_smoothing_picks_pi_star():
     assert len(top) == 2 and sorted(top.preferred) == [False, True]
     s = fit(N14, method="smoothed", n_starts=3, seed=1, progress=False, accelerate=True)
     assert s.optima.preferred[0] and abs(s.optima.log_lik[0] + 19866.653175) < 1e-6
+
+
+def test_fit_records_iterations_and_convergence_of_every_start():
+    "FitB.runs: one row per start with its log L, EM iterations and whether it met `tol` before `max_iter`."
+    f = fit(N14, method="em", n_starts=3, seed=2, progress=False, accelerate=True)
+    assert list(f.runs.columns) == ["log_lik", "n_iter", "converged"] and len(f.runs) == 3
+    assert f.runs.converged.all() and (f.runs.n_iter > 0).all()
+    assert np.isclose(f.runs.log_lik.max(), f.optima.log_lik[0])
+    short = fit(N14, method="em", n_starts=2, seed=2, progress=False, max_iter=5)
+    assert short.runs.n_iter.tolist() == [5, 5] and not short.runs.converged.any()
