@@ -39,8 +39,6 @@ def test_table8_free_of_beta(theta, om1, om2):
     om1, om2 = om1[:M] / om1[:M].sum(), om2[:M] / om2[:M].sum()
     if M < 2: return
     a = alphas(om1)
-    v = np.arange(M)
-    types = ((v[:, None, None] == v[None, :, None]) & (v[None, :, None] == v[None, None, :])).astype(int)
     r1 = joint_values_truth(theta, om1, a) / pattern_probability(theta, om1, a)
     r2 = joint_values_truth(theta, om2, a) / pattern_probability(theta, om2, a)
     np.testing.assert_allclose(r1, r2, atol=1e-10)
@@ -181,7 +179,7 @@ def test_cox_second_moments():
 def test_real_data_loop_design_fit():
     path = shared("rzhetsky2009", "f85.csv")
     A = np.loadtxt(path, delimiter=",", dtype=int)[:, :8]
-    A[A < 0] = -1                                   # -1 missing; one stray -1000 is treated as missing too
+    A[A < 0] = -1                                   # -1 missing; the 43 entries -1000 are treated as missing too
     m = ModelA()
     opt = m.fit(A, n_starts=5, seed=0, progress=False, incomplete="drop")
     assert np.all((m.theta > 0.3) & (m.theta <= 1))
