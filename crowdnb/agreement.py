@@ -16,13 +16,16 @@ from scipy import sparse
 from .core import Judgments, as_rng, progress_bar, shared_data
 
 # %% auto #0
-__all__ = ['SPATIAL_PREPOSITIONS', 'reliability_codes', 'unit_value_counts', 'cohen_kappa', 'scott_pi', 'fleiss_kappa',
-           'coincidence_matrix', 'alpha_from_counts', 'krippendorff_alpha', 'AlphaInterval', 'alpha_bootstrap',
-           'PairwiseAgreement', 'pairwise_agreement', 'read_spatial_prepositions', 'spatial_prepositions_agreements',
-           'read_published_agreements', 'agreement_table']
+__all__ = ['SPATIAL_PREPOSITIONS', 'UndefinedAgreement', 'reliability_codes', 'unit_value_counts', 'cohen_kappa', 'scott_pi',
+           'fleiss_kappa', 'coincidence_matrix', 'alpha_from_counts', 'krippendorff_alpha', 'AlphaInterval',
+           'alpha_bootstrap', 'PairwiseAgreement', 'pairwise_agreement', 'read_spatial_prepositions',
+           'spatial_prepositions_agreements', 'read_published_agreements', 'agreement_table']
 
 # %% ../nbs/20_agreement.ipynb #0458900c
 _LEVELS = ("nominal", "ordinal", "interval", "ratio")
+
+class UndefinedAgreement(ValueError):
+    "An agreement coefficient that is 0/0 on this data (no pairable ratings, no variation): a ValueError callers can catch by type."
 
 def _missing_mask(a: np.ndarray) -> np.ndarray:
     if a.dtype.kind == "f": return np.isnan(a)
@@ -190,7 +193,7 @@ def fleiss_kappa(data, counts: bool = False, unit="unit", rater="worker", value=
         n = unit_value_counts(data, unit, rater, value, value_domain)[0].toarray()
     m = n.sum(axis=1)
     keep = m >= 2
-    if not keep.any(): raise ValueError("no unit has two or more ratings: Fleiss' kappa is undefined")
+    if not keep.any(): raise UndefinedAgreement("no unit has two or more ratings: Fleiss' kappa is undefined")
     n, m = n[keep], m[keep]
     p_bar = ((n * (n - 1)).sum(axis=1) / (m * (m - 1))).mean()
     p = n.sum(axis=0) / m.sum()
@@ -245,10 +248,10 @@ def alpha_from_counts(counts, domain=None, level: str = "nominal") -> float:
     if len(domain) != o.shape[0]: raise ValueError(f"domain has {len(domain)} values but counts have {o.shape[0]} columns")
     _check_level(level, domain)
     n_v = o.sum(axis=0); n = n_v.sum()
-    if n == 0: raise ValueError("no unit has ratings from two or more raters: alpha is undefined")
+    if n == 0: raise UndefinedAgreement("no unit has ratings from two or more raters: alpha is undefined")
     d = _delta2(domain, n_v, level)
     de = (np.outer(n_v, n_v) * d).sum()
-    if de == 0: raise ValueError("every pairable rating has the same value (no variation): alpha is 0/0, undefined")
+    if de == 0: raise UndefinedAgreement("every pairable rating has the same value (no variation): alpha is 0/0, undefined")
     return float(1.0 - (n - 1) * (o * d).sum() / de)
 
 def krippendorff_alpha(data, level: str = "nominal", value_domain=None, unit="unit", rater="worker", value="label") -> float:

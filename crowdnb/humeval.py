@@ -379,7 +379,7 @@ def reverse(ratings, scale="standard") -> pd.DataFrame:
     return scale.max - ratings_matrix(ratings, scale)
 
 # %% ../nbs/41_humeval.ipynb #5ab6ca60
-from .agreement import krippendorff_alpha
+from .agreement import krippendorff_alpha, UndefinedAgreement
 from .trust import trust_coefficients
 
 # %% ../nbs/41_humeval.ipynb #218cff05
@@ -395,9 +395,7 @@ def _cell_alpha(X, level, dom):
     "Alpha of a raters x items frame, or NaN and the reason when it is undefined (too few raters, no pairs, no variation)."
     if X.shape[0] < 2 or X.shape[1] == 0: return np.nan, f"{X.shape[0]} rater(s) on {X.shape[1]} item(s): alpha undefined"
     try: return krippendorff_alpha(X.to_numpy(), level=level, value_domain=dom), ""
-    except ValueError as e:
-        if "undefined" not in str(e): raise
-        return np.nan, str(e)
+    except UndefinedAgreement as e: return np.nan, str(e)
 
 def agreement_table(ratings, scales=("standard", "reduced", "gravity", "importance"), level="nominal",
                     max_distinct=3, simple_on="standard", threshold=0.5, progress=False) -> pd.DataFrame:
@@ -420,8 +418,7 @@ def agreement_table(ratings, scales=("standard", "reduced", "gravity", "importan
                     trust = trust_coefficients(X.to_numpy(), level=level, threshold=threshold, raters=X.index,
                                                progress=progress)
                     out = tuple(trust.index[trust["outlier"].to_numpy()])
-                except ValueError as e:                          # every subset alpha <= 0: no normalisation
-                    if "positive total" not in str(e): raise
+                except UndefinedAgreement as e:                  # every subset alpha <= 0: no normalisation
                     note = f"trust coefficients undefined: {e}"
             if out:
                 a2, why = _cell_alpha(X.drop(index=list(out)), level, dom)

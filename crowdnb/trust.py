@@ -14,7 +14,7 @@ import pandas as pd
 from scipy import sparse
 
 from .core import Judgments, progress_bar
-from .agreement import _delta2     # the distance tables of Krippendorff's alpha, one definition
+from .agreement import _delta2, UndefinedAgreement     # the distance tables of Krippendorff's alpha, one definition
 
 # %% auto #0
 __all__ = ['LEVELS', 'MAX_RATERS', 'reliability_data', 'subset_codes', 'code_masks', 'subset_alphas', 'algorithm1_coefs',
@@ -205,7 +205,7 @@ def trust_coefficients(data, level: str = "interval", threshold: float = 0.5, ti
     a = _subset_alphas(x, level, codes, chunk_mb, progress)
     coef = algorithm1_coefs(a, tie_tol)
     ok = np.isfinite(a)
-    if not ok.any(): raise ValueError("no subset of raters has a defined alpha (no unit rated by two raters, "
+    if not ok.any(): raise UndefinedAgreement("no subset of raters has a defined alpha (no unit rated by two raters, "
                                       "or no variation in the ratings)")
     total, used = np.zeros(k), np.zeros(k)
     B = max(1, int(chunk_mb * 2**20 // (8 * k)))
@@ -214,7 +214,7 @@ def trust_coefficients(data, level: str = "interval", threshold: float = 0.5, ti
         total += (M * (coef * a)[s:s + B][ok[s:s + B], None]).sum(axis=0)
         used += M.sum(axis=0)
     top = total.max()
-    if top <= 0: raise ValueError(f"no rater has a positive total (largest {top:g}): every defined subset alpha "
+    if top <= 0: raise UndefinedAgreement(f"no rater has a positive total (largest {top:g}): every defined subset alpha "
                                   "is <= 0, so the normalisation by the maximum is meaningless")
     out = pd.DataFrame({"coefficient": total / top, "outlier": total / top <= threshold, "total": total,
                         "subsets": used.astype(int)}, index=names)
