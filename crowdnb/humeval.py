@@ -19,7 +19,7 @@ from .core import as_rng, progress_bar, Judgments
 # %% auto #0
 __all__ = ['ERROR_TYPES', 'ERROR_NAMES', 'INJECTION_ORDER', 'EXAMPLE_PASSAGES', 'SCALES', 'METRIC_NAMES', 'PENALTIES',
            'check_clustering', 'parse_brackets', 'inject_errors', 'ErrorCorpus', 'error_corpus', 'Scale', 'get_scale',
-           'ratings_matrix', 'convert', 'to_unit', 'reverse', 'simple_items', 'agreement_table', 'format_table1',
+           'ratings_matrix', 'convert', 'to_unit', 'reverse', 'simple_items', 'alpha_table', 'format_table1',
            'check_metric_scores', 'human_scores', 'metric_gap_table', 'fit_linear', 'ErrorRegression',
            'check_error_counts', 'error_regression', 'metric_scores', 'plot_metric_vs_human', 'plot_coefficients',
            'RaterSimulation', 'simulate_ratings']
@@ -397,7 +397,7 @@ def _cell_alpha(X, level, dom):
     try: return krippendorff_alpha(X.to_numpy(), level=level, value_domain=dom), ""
     except UndefinedAgreement as e: return np.nan, str(e)
 
-def agreement_table(ratings, scales=("standard", "reduced", "gravity", "importance"), level="nominal",
+def alpha_table(ratings, scales=("standard", "reduced", "gravity", "importance"), level="nominal",
                     max_distinct=3, simple_on="standard", threshold=0.5, progress=False) -> pd.DataFrame:
     "Table 1: Krippendorff's alpha per scale on all and on simple items, and without the outlier raters."
     if level not in ("nominal", "ordinal", "interval", "ratio"):

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
 from crowdnb.humeval import (ERROR_TYPES, EXAMPLE_PASSAGES, check_clustering, parse_brackets, inject_errors,
-                             error_corpus, ratings_matrix, convert, reverse, to_unit, simple_items, agreement_table,
+                             error_corpus, ratings_matrix, convert, reverse, to_unit, simple_items, alpha_table,
                              human_scores, metric_gap_table, fit_linear, error_regression, simulate_ratings,
                              metric_scores)
 
@@ -126,7 +126,7 @@ def test_table1_alpha_matches_krippendorff_package(level):
     krippendorff = pytest.importorskip("krippendorff")
     corpus, sim = _sim(missing=0.1)
     R = sim.ratings
-    t1 = agreement_table(R, level=level)
+    t1 = alpha_table(R, level=level)
     simple = simple_items(R)
     for s in ("standard", "reduced", "gravity", "importance"):
         S = convert(R, s)
@@ -144,7 +144,7 @@ def test_table1_alpha_matches_krippendorff_package(level):
 @pytest.mark.parametrize("seed", [1, 4, 9])
 def test_table1_flags_planted_outliers(seed):
     corpus, sim = _sim(seed=seed)
-    t1 = agreement_table(sim.ratings, scales=["standard"])
+    t1 = alpha_table(sim.ratings, scales=["standard"])
     assert set(t1.loc[("standard", "all"), "outliers"]) == set(sim.outlier.index[sim.outlier])
 
 def test_simple_items_by_hand():
@@ -256,7 +256,7 @@ def test_metric_scores_perfect_and_empty():
 def test_table1_undefined_cells_are_reported_not_fatal():
     """No simple item, or raters who never agree (every subset alpha < 0): NaN / no outliers and a note, by hand."""
     spread = pd.DataFrame([[0, 0, 7], [3, 3, 0], [5, 5, 3], [7, 7, 5]], index=list("abcd"), columns=["q1", "q2", "q3"])
-    t1 = agreement_table(spread, scales=["standard"])
+    t1 = alpha_table(spread, scales=["standard"])
     simple = t1.loc[("standard", "simple")]
     assert simple["n_items"] == 0 and np.isnan(simple["alpha"]) and simple["outliers"] == ()
     assert "alpha undefined" in simple["note"]
@@ -266,10 +266,10 @@ def test_table1_undefined_cells_are_reported_not_fatal():
     assert full["alpha"] < 0 and full["outliers"] == () and full["note"].startswith("trust coefficients undefined")
     # a cell with no variation at all: every answer 7
     same = pd.DataFrame(7, index=list("abc"), columns=["q1", "q2"])
-    t = agreement_table(same, scales=["standard"])
+    t = alpha_table(same, scales=["standard"])
     assert np.isnan(t["alpha"]).all() and (t["note"].str.contains("no variation")).all()
     with pytest.raises(ValueError, match="level must be"):
-        agreement_table(spread, level="likert")
+        alpha_table(spread, level="likert")
 
 
 def test_simulate_ratings_rejects_bad_counts():
