@@ -186,14 +186,19 @@ def _scale_rows(M: sparse.csr_matrix, d) -> sparse.csr_matrix:
     "diag(d) @ M for a CSR matrix, without a product."
     out = M.copy(); out.data *= np.repeat(np.asarray(d, float), np.diff(M.indptr)); return out
 
+def _ratio_on(num: sparse.csr_matrix, den: sparse.csr_matrix) -> sparse.csr_matrix:
+    "num / den on the stored entries of `den` (all > 0), divided directly: 1 / den overflows for subnormal SQS."
+    rows = np.repeat(np.arange(den.shape[0]), np.diff(den.indptr))
+    top = np.asarray(num[rows, den.indices]).ravel() if den.nnz else np.zeros(0)
+    return sparse.csr_matrix((top / den.data, den.indices, den.indptr), shape=den.shape)
+
 def p_given(ix: CrowdIndex, sqs, r: int):
     "P_r(i|j) for annotation code `r` as a sparse workers x workers matrix, with its denominator (pattern = defined pairs)."
     X = ix.X(r)
     DXT = _scale_rows(X.T.tocsr(), sqs)                            # diag(SQS) X_r^T
     den = (ix.B @ DXT).tocsr(); den.eliminate_zeros()
     num = (X @ DXT).tocsr()
-    inv = sparse.csr_matrix((1.0 / den.data, den.indices, den.indptr), shape=den.shape)
-    return num.multiply(inv).tocsr(), den
+    return _ratio_on(num, den), den
 
 def rqs(ix: CrowdIndex, sqs, wqs, floor: float = TINY, clamp: float = 0.0) -> np.ndarray:
     "RQS (AQS) per annotation: the WQS-weighted mean of P_r(i|j) over ordered worker pairs i != j where it is defined."
@@ -203,7 +208,7 @@ def rqs(ix: CrowdIndex, sqs, wqs, floor: float = TINY, clamp: float = 0.0) -> np
     den = (ix.Xstack @ _scale_rows(ix.BT, sqs)).tocsr(); den.eliminate_zeros()    # X_r diag(SQS) B^T
     num = (_scale_rows(ix.XbdT, np.tile(sqs, L)).T.tocsr() @ ix.XbdT).tocsr()    # X_r diag(SQS) X_r^T, blockwise
     num = sparse.csr_matrix((num.data, num.indices % W, num.indptr), shape=(L * W, W))  # symmetric: (i|j) = (j|i)
-    P = num.multiply(sparse.csr_matrix((1.0 / den.data, den.indices, den.indptr), shape=den.shape)).tocsr()
+    P = _ratio_on(num, den)
     ind = sparse.csr_matrix((np.ones(den.nnz), den.indices, den.indptr), shape=den.shape)  # 1 where defined
     wt = np.tile(wqs, L)
     def pair_sum(M):                                                # per annotation: sum over i != j of w_i w_j M
@@ -216,12 +221,16 @@ def rqs(ix: CrowdIndex, sqs, wqs, floor: float = TINY, clamp: float = 0.0) -> np
     return np.maximum(out, floor)
 
 # %% ../nbs/10_crowdtruth.ipynb #13145090
-def srs(ix: CrowdIndex, wqs, clamp: float = 0.0) -> sparse.csr_matrix:
-    "SRS (UAS): units x annotations WQS-weighted share of the unit's workers that chose each annotation."
+def _srs_cells(ix: CrowdIndex, wqs, clamp: float = 0.0) -> np.ndarray:
+    "SRS of each (unit, annotation) cell of `ix`, aligned with `ix.c_unit`, `ix.c_lab`."
     wqs = np.asarray(wqs, float)
     num = np.bincount(ix.e_cell, ix.e_val * wqs[ix.e_worker], minlength=len(ix.c_unit))
     den = np.bincount(ix.unit, wqs[ix.worker], minlength=ix.n_units)
-    return sparse.csr_matrix((_div(num, den[ix.c_unit], clamp), (ix.c_unit, ix.c_lab)), shape=(ix.n_units, ix.n_labels))
+    return _div(num, den[ix.c_unit], clamp)
+
+def srs(ix: CrowdIndex, wqs, clamp: float = 0.0) -> sparse.csr_matrix:
+    "SRS (UAS): units x annotations WQS-weighted share of the unit's workers that chose each annotation."
+    return sparse.csr_matrix((_srs_cells(ix, wqs, clamp), (ix.c_unit, ix.c_lab)), shape=(ix.n_units, ix.n_labels))
 
 # %% ../nbs/10_crowdtruth.ipynb #eeed2ba9
 @dataclass
@@ -268,30 +277,44 @@ class CrowdTruthResult:
     units: pd.DataFrame
     workers: pd.DataFrame
     annotations: pd.DataFrame
-    uas: pd.DataFrame
-    uas_initial: pd.DataFrame
     history: pd.DataFrame
     trace: list
     converged: bool
     closed: bool
     options: dict
+    cells: dict = field(default_factory=dict, repr=False)   # SRS of the scored (unit, annotation) cells
+
+    def _uas(self, key: str) -> pd.DataFrame:
+        t = _uas_frame(self.cells, key, self.closed)
+        return t[self.cells["scored"]] if self.options.get("single") == "drop" else t
+
+    @cached_property
+    def uas(self) -> pd.DataFrame:
+        "Units x annotations UAS (SRS) table, built on first use; NaN for left-out units and an open task's unseen cells."
+        return self._uas("uas")
+
+    @cached_property
+    def uas_initial(self) -> pd.DataFrame:
+        "The first iteration's UAS table (all WQS = 1), built on first use."
+        return self._uas("uas_initial")
 
     def __repr__(self):
         return (f"CrowdTruthResult({len(self.units)} units, {len(self.workers)} workers, {len(self.annotations)} annotations, "
                 f"{'closed' if self.closed else 'open-ended'}, {len(self.history)} iterations, converged={self.converged})")
 
 # %% ../nbs/10_crowdtruth.ipynb #b3507ce1
-def _uas_tables(ix, J, w_last, clamp, closed, act_u):
-    "Units x annotations SRS tables (final and initial); NaN for cells outside an open task's units and for left-out units."
-    out = []
-    for w in (w_last, np.ones(J.n_workers)):
-        m = srs(ix, w, clamp).toarray()
-        if not closed:
-            present = np.zeros(m.shape, bool); present[ix.c_unit, ix.c_lab] = True
-            m[~present] = np.nan
-        m[~act_u] = np.nan
-        out.append(pd.DataFrame(m, J.units, J.labels))
-    return out
+def _uas_frame(c: dict, key: str, closed: bool) -> pd.DataFrame:
+    "Units x annotations table of the cell scores `c[key]`: 0 for a closed task's unchosen annotations, NaN outside an open task's cells and for left-out units."
+    m = np.full((len(c["units"]), len(c["labels"])), 0.0 if closed else np.nan)
+    m[c["unit"], c["label"]] = c[key]
+    m[~c["scored"]] = np.nan
+    return pd.DataFrame(m, c["units"], c["labels"])
+
+def _cell_dicts(c: dict, key: str) -> list:
+    "One dict annotation -> score per unit straight from the cells (sorted by unit, then annotation), no dense table."
+    cuts = np.searchsorted(c["unit"], np.arange(len(c["units"]) + 1)).tolist()
+    names, vals = np.asarray(c["labels"], dtype=object)[c["label"]].tolist(), np.asarray(c[key]).tolist()
+    return [dict(zip(names[a:b], vals[a:b])) for a, b in zip(cuts[:-1], cuts[1:])]
 
 def _as_dicts(t: pd.DataFrame) -> list:
     "One dict annotation -> score per row of a UAS table, skipping NaN cells."
@@ -345,19 +368,21 @@ def run(judgments, unit=None, worker=None, label=None, *, sep=None, labels=None,
     act_w = ix.n_per_worker > 0
     nan_u = lambda x: np.where(act_u, x, np.nan)
     nan_w = lambda x: np.where(act_w, x, np.nan)
-    uas, uas0 = _uas_tables(ix, J, last["wqs"], clamp, closed, act_u)
+    cells = dict(unit=ix.c_unit, label=ix.c_lab, uas=_srs_cells(ix, last["wqs"], clamp),
+                 uas_initial=_srs_cells(ix, np.ones(J.n_workers), clamp), units=J.units, labels=J.labels, scored=act_u)
+    dicts = {k: _as_dicts(_uas_frame(cells, k, True)) if closed else _cell_dicts(cells, k) for k in ("uas", "uas_initial")}
     units = pd.DataFrame({"uqs": nan_u(last["uqs"]), "uqs_initial": nan_u(first["uqs"]),
-                          "uas": _as_dicts(uas), "uas_initial": _as_dicts(uas0), "judgments": n_per_unit}, J.units)
+                          "uas": dicts["uas"], "uas_initial": dicts["uas_initial"], "judgments": n_per_unit}, J.units)
     workers = pd.DataFrame({k: nan_w(last[k]) for k in ("wqs", "wwa", "wsa")} |
                            {k + "_initial": nan_w(first[k]) for k in ("wqs", "wwa", "wsa")} |
                            {"units": np.bincount(J.worker_code, minlength=J.n_workers)}, J.workers)
     chosen = np.asarray(J.work_vectors(binary=True).sum(axis=0)).ravel().astype(np.int64)
     ann = pd.DataFrame({"aqs": last["aqs"], "aqs_initial": first["aqs"], "judgments": chosen}, J.labels)
     if single == "drop":
-        units, uas, uas0, workers = units[act_u], uas[act_u], uas0[act_u], workers[act_w]
+        units, workers = units[act_u], workers[act_w]
         if not closed: ann = ann[np.asarray(ix.V.sum(axis=0)).ravel() > 0]
     opts = dict(reference=reference, tol=tol, max_iter=max_iter, single=single, sentvec=sentvec, clamp=clamp)
-    return CrowdTruthResult(units, workers, ann, uas, uas0, fp.history, fp.trace, fp.converged, closed, opts)
+    return CrowdTruthResult(units, workers, ann, fp.history, fp.trace, fp.converged, closed, opts, cells)
 
 # %% ../nbs/10_crowdtruth.ipynb #1e3ac8b5
 def _tutorial_configs():

@@ -268,3 +268,10 @@ def test_single_judgment_units_kept_by_default():
     assert r.units.loc[["lone1", "lone2"], "uqs"].isna().all() and r.units.loc["lone1", "uas"] == {}
     np.testing.assert_allclose(r.workers["wqs"].drop("newcomer").to_numpy(), base.workers["wqs"].to_numpy(), atol=1e-15)
     np.testing.assert_allclose(r.annotations["aqs"].to_numpy(), base.annotations["aqs"].to_numpy(), atol=1e-15)
+
+
+def test_parity_when_scores_underflow():
+    "A crowd (found by hypothesis) whose oscillating scores reach subnormal SQS: P_r(i|j) must be num / den, not num * (1 / den), which overflows to inf and made every reference-mode score NaN."
+    sim, df = _crowd(510, False, n_units=8, n_workers=8, n_labels=4, workers_per_unit=3)
+    ours, ref, _ = assert_parity(df, sim.labels)
+    assert ours.workers["wqs"].notna().all()
