@@ -209,6 +209,12 @@ def _crowdtruth_parser(sub):
     g.add_argument("--show", type=int, default=10, metavar="N", help="print at most N units and workers (default: %(default)s)")
     p.set_defaults(run=_crowdtruth_run)
 
+def _uas_long(res) -> pd.DataFrame:
+    "An open task's UAS as a long table: one row per unit and annotation seen on it (`res.cells`), no dense table."
+    c = res.cells
+    return pd.DataFrame({"annotation": np.asarray(c["labels"], dtype=object)[c["label"]], "uas": c["uas"],
+                         "uas_initial": c["uas_initial"]}, index=pd.Index(c["units"][c["unit"]], name="unit"))
+
 def _crowdtruth_run(a) -> int:
     "Run `crowdnb crowdtruth`."
     _check_out_dir(a.out)
@@ -227,7 +233,7 @@ def _crowdtruth_run(a) -> int:
         out = Path(a.out)
         out.mkdir(parents=True, exist_ok=True)
         for name, df in (("units", res.units), ("workers", res.workers), ("annotations", res.annotations),
-                         ("unit_annotation", res.uas)):
+                         ("unit_annotation", res.uas if res.closed else _uas_long(res))):
             df.to_csv(out / f"{name}.csv")
         print(f"wrote units.csv, workers.csv, annotations.csv, unit_annotation.csv to {out}", file=sys.stderr)
     return 0
