@@ -139,13 +139,21 @@ class Judgments:
         self._cache = {}
 
     @property
-    def n_units(self): return len(self.units)
+    def n_units(self):
+        "Number of distinct units."
+        return len(self.units)
     @property
-    def n_workers(self): return len(self.workers)
+    def n_workers(self):
+        "Number of distinct workers."
+        return len(self.workers)
     @property
-    def n_labels(self): return len(self.labels)
+    def n_labels(self):
+        "Number of labels in the label set (declared or seen)."
+        return len(self.labels)
     @property
-    def n_judgments(self): return len(self.frame)
+    def n_judgments(self):
+        "Number of judgments (rows of `frame`)."
+        return len(self.frame)
     @property
     def multi_label(self):
         "True when some judgment holds more than one label."
