@@ -410,7 +410,8 @@ def distinct_optima(objective, thetas, names, theta_tol=1e-3, extra=None) -> pd.
     out.insert(0, "objective", objective[reps])
     for k, v in (extra or {}).items(): out.insert(1, k, np.asarray(v)[reps])
     out["times visited"] = np.bincount(label, minlength=len(reps))
-    out["comment"] = ["global"] + ["local"] * (len(reps) - 1)
+    best = objective[reps[0]]                            # exact ties (e.g. mirror modes) are all global
+    out["comment"] = np.where(objective[reps] >= best - 1e-9 * max(1.0, abs(best)), "global", "local")
     return out
 
 @patch

@@ -451,12 +451,6 @@ def distinct_optima(runs, atol: float = 1e-3) -> tuple[pd.DataFrame, list]:
     return pd.DataFrame(rows), [runs[r][1] for r in reps]
 
 # %% ../nbs/31_model_b.ipynb #01562244
-def _pack(gamma, lam):
-    with np.errstate(divide="ignore"):
-        zg, zl = np.log(gamma), np.log(lam)
-    zg, zl = zg - zg[0], zl - zl[..., :1]
-    return np.concatenate([zg[1:], zl[..., 1:].ravel()])
-
 def _unpack(z, j, m):
     zg = np.concatenate([[0.0], z[:m - 1]])
     zl = np.concatenate([np.zeros((j, m, 1)), z[m - 1:].reshape(j, m, m - 1)], axis=2)
@@ -483,7 +477,7 @@ def anneal(data, seed=None, bound: float = 10.0, maxiter: int = 200, local_searc
         gl = nl - l * nl.sum(2, keepdims=True)
         return -np.concatenate([gg[1:], gl[..., 1:].ravel()])
     dim = (m - 1) + j * m * (m - 1)
-    res = optimize.dual_annealing(fun, [(-bound, bound)] * dim, maxiter=maxiter, seed=as_rng(seed),
+    res = optimize.dual_annealing(fun, [(-bound, bound)] * dim, maxiter=maxiter, rng=as_rng(seed),
                                   no_local_search=not local_search,
                                   minimizer_kwargs=dict(method="L-BFGS-B", jac=jac,
                                                         options=dict(ftol=1e-15, gtol=1e-8, maxiter=2000)))

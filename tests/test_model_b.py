@@ -132,8 +132,8 @@ def test_same_fixed_point_as_crowdkit_dawid_skene():
 
 def test_inputs_agree_and_are_not_mutated():
     "Matrix, DataFrame, Judgments and pattern counts give the same likelihood; the caller's data are untouched."
-    x, model = _random_data(5, 40, 3, 3, 0.7)
-    x[x == 3] = 2   # keep values 1..2 only... then refit a 2-value model
+    x, _ = _random_data(5, 40, 3, 3, 0.7)
+    x[x == 3] = 2   # keep values 1..2 only, for a 2-value model
     model = random_model(3, 2, seed=1)
     before = x.copy()
     ll = model.log_likelihood(x)
