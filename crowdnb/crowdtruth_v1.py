@@ -25,6 +25,11 @@ __all__ = ['as_judgments', 'sentence_relation_score', 'sentence_clarity', 'relat
            'plot_relation_similarity', 'plot_sentence_clarity']
 
 # %% ../nbs/11_crowdtruth_v1.ipynb #0dd5abf1
+def _ratio(num, den):
+    "num / den elementwise, NaN where den is 0 (a mean over nothing)."
+    num, den = np.asarray(num, float), np.asarray(den, float)
+    return np.divide(num, den, out=np.full(np.broadcast(num, den).shape, np.nan), where=den > 0)
+
 def _rows(idx, limit=5):
     idx = [int(i) for i in idx]
     more = f" and {len(idx) - limit} more" if len(idx) > limit else ""
@@ -115,7 +120,7 @@ def relation_probability(judgments) -> tuple[pd.Series, pd.DataFrame]:
 # %% ../nbs/11_crowdtruth_v1.ipynb #e708c090
 def _similarity(co: np.ndarray) -> np.ndarray:
     n = np.diag(co).copy()
-    m = np.where(n[None, :] > 0, co / np.where(n > 0, n, 1)[None, :], np.nan)
+    m = _ratio(co, n[None, :])
     np.fill_diagonal(m, np.where(n > 0, 0.0, np.nan))
     return m
 
@@ -176,8 +181,7 @@ def _agreement(a: _Job, pairs: pd.DataFrame) -> np.ndarray:
     w = pairs["sentences_in_common"].to_numpy(float)
     num = np.bincount(i, weights=w * pairs["agr"].to_numpy(), minlength=j.n_workers)
     den = np.bincount(i, weights=w, minlength=j.n_workers)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+    return _ratio(num, den)
 
 def worker_agreement(judgments) -> pd.Series:
     "Mean of agr(w_i, w_j) over the other workers, weighted by the number of sentences in common."
@@ -209,8 +213,7 @@ def _mean_by_worker(a: _Job, v: np.ndarray) -> np.ndarray:
     ok = ~np.isnan(v)
     W = a.j.judgment_workers()
     num, den = W @ np.where(ok, v, 0.0), W @ ok.astype(float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+    return _ratio(num, den)
 
 def worker_cosine(judgments) -> pd.Series:
     "Mean over the worker's sentences of cos(restVector, workerVector); sentences without other workers are skipped."
@@ -247,8 +250,7 @@ def _worker_relation(a: _Job, values: np.ndarray) -> np.ndarray:
     W = a.j.judgment_workers()
     num = (W @ M.multiply(np.where(ok, values, 0.0)[:, None])).toarray()
     den = (W @ M.multiply(ok.astype(float)[:, None])).toarray()
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+    return _ratio(num, den)
 
 def worker_relation_score(judgments, subtract: str = "worker_sentence_score") -> pd.DataFrame:
     "Worker x relation table: RelationClarity(R) minus the worker's average worker-sentence score (or cosine) over S_w[R]."
