@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from benchmarks.common import Result, timeit, peak_memory, max_abs_diff
-from crowdnb.core import simulate_crowd, load_judgments, shared_data
+from crowdnb.core import simulate_crowd, as_judgments, shared_data
 from crowdnb import crowdtruth as ct
 
 SCORES = {"workers": ["wqs", "wwa", "wsa", "wqs_initial"], "units": ["uqs", "uqs_initial"], "annotations": ["aqs", "aqs_initial"]}
@@ -59,7 +59,7 @@ def _compare(name, table, labels, size, crowd_kw=None, prep=str):
                               "answer": table["label"].to_numpy(), "text": "x"})
     (data, config), ref_load_s = timeit(_reference_load, ref_table, labels, prep)
     ref, ref_metrics_s = timeit(_reference_metrics, data, config)
-    J = load_judgments(table[["unit", "worker", "label"]], labels=labels, empty="drop")
+    J = as_judgments(table[["unit", "worker", "label"]], labels=labels, empty="drop")
     ours, metrics_s = timeit(ct.run, J, reference=True, repeat=3)
     _, both_s = timeit(ct.run, table[["unit", "worker", "label"]], labels=labels, reference=True, repeat=3)
     _, peak = peak_memory(ct.run, J, reference=True)

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.common import Result, timeit, peak_memory
-from crowdnb.core import simulate_crowd, load_judgments
+from crowdnb.core import simulate_crowd, as_judgments
 from crowdnb import crowdtruth_v1 as ct1
 
 def _oracle_module():
@@ -24,7 +24,7 @@ def vs_loop_oracle(quick: bool = False):
     "8,000 judgments (800 sentences x 10 of 60 workers, 10 relations, multi-label): metrics only."
     n_units = 200 if quick else 800
     sim = _crowd(n_units, 60, 10)
-    j = load_judgments(sim.judgments, sep="|", labels=sim.labels)
+    j = as_judgments(sim.judgments, sep="|", labels=sim.labels)
     res, secs = timeit(ct1.metrics, j, repeat=3)
     T = _oracle_module()
     rows = [(u, w, ls) for u, w, ls in zip(j.frame["unit"], j.frame["worker"], j.frame["labels"])]
@@ -44,7 +44,7 @@ def million(quick: bool = False):
         return ct1.metrics(sim.judgments, sep="|", labels=sim.labels)
     res, secs_all = timeit(load_and_metrics)
     _, peak_all = peak_memory(load_and_metrics)
-    j = load_judgments(sim.judgments, sep="|", labels=sim.labels)
+    j = as_judgments(sim.judgments, sep="|", labels=sim.labels)
     res2, secs = timeit(ct1.metrics, j)
     _, peak = peak_memory(ct1.metrics, j)
     ok = (res2.workers["n_sentences"].sum() == len(sim.judgments)

@@ -42,7 +42,7 @@ def em_vs_crowdkit(quick: bool = False):
     from crowdkit.aggregation import DawidSkene
     n_items = 20_000 if quick else 200_000
     df = simulate(n_items)
-    j = Judgments.from_frame(df, unit="task", worker="worker", label="label")
+    j = as_judgments(df, unit="task", worker="worker", label="label")
     p = as_patterns(j)                       # one-off: sparse one-hot patterns (not timed per iteration)
     k1, k2 = 2, 12
     # per-iteration cost as the marginal cost of k2 - k1 extra iterations (excludes each side's set-up)

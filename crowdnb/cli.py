@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from . import __version__
-from .core import FORMATS, load_judgments
+from .core import FORMATS, as_judgments
 from . import agreement, coref, crowdtruth, crowdtruth_v1, model_b, trust
 
 # %% auto #0
@@ -178,11 +178,11 @@ def _load(a, empty=None, labels=None):
     kw = dict(format=a.format, unit=a.unit, worker=a.worker, label=a.label, sep=a.sep,
               empty=a.empty or empty or "error", duplicates=a.duplicates)
     path = _existing(a.judgments, "judgments")
-    J = load_judgments(path, **kw)
+    J = as_judgments(path, **kw)
     if labels is None: return J
     declared = _split_list(labels, "--labels")
     if pd.api.types.is_integer_dtype(J.labels.dtype): declared = _as_numbers(declared, "--labels", integer=True)
-    return load_judgments(path, labels=declared, **kw)
+    return as_judgments(path, labels=declared, **kw)
 
 # %% ../nbs/90_cli.ipynb #aa14c2fa
 @_subcommand

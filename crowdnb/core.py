@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
@@ -17,22 +17,102 @@ from fastcore.basics import patch
 from scipy import sparse
 
 # %% auto #0
-__all__ = ['FORMATS', 'as_rng', 'progress_bar', 'group_runs', 'shared_data', 'Judgments', 'detect_format', 'load_judgments',
+__all__ = ['LEVELS', 'FORMATS', 'as_rng', 'show_progress', 'progress_bar', 'check_choice', 'check_int', 'check_number',
+           'check_level', 'group_runs', 'shared_data', 'Judgments', 'detect_format', 'read_table', 'as_judgments',
            'loop_design', 'design_matrix', 'Simulation', 'simulate_crowd']
 
 # %% ../nbs/00_core.ipynb #4cdfcd95
-def as_rng(seed=None) -> np.random.Generator:
-    "A `numpy.random.Generator` from an int seed, `None` or an existing generator (returned as is)."
+def as_rng(
+    seed=None,  # an int ≥ 0, `None` (fresh entropy) or a `numpy.random.Generator` (returned as is)
+    name: str = "seed",  # the caller's name for the seed, used in error messages
+) -> np.random.Generator:
+    "A `numpy.random.Generator` from an int seed, `None` or an existing generator."
     if isinstance(seed, np.random.Generator): return seed
-    if seed is not None and not isinstance(seed, (Integral, np.random.SeedSequence)):
-        raise TypeError(f"seed must be an int, None or a numpy Generator, not {type(seed).__name__}")
+    if isinstance(seed, (bool, np.bool_)) or (seed is not None and not isinstance(seed, (Integral, np.random.SeedSequence))):
+        raise TypeError(f"{name} must be a non-negative int, None or a numpy Generator, not {seed!r} ({type(seed).__name__})")
+    if isinstance(seed, Integral) and seed < 0: raise ValueError(f"{name} must be a non-negative int, not {seed}")
     return np.random.default_rng(seed)
 
 # %% ../nbs/00_core.ipynb #d6ab251b
-def progress_bar(iterable=None, show: bool = True, total=None, desc=None, **kwargs):
-    "Wrap `iterable` in a text progress bar (tqdm) unless `show` is false."
-    from tqdm import tqdm
-    return tqdm(iterable, total=total, desc=desc, disable=not show, leave=False, **kwargs)
+def show_progress(
+    progress=None,  # True/False force it; None: the environment decides (see below)
+) -> bool:
+    "Whether a progress bar should show: `CROWDNB_PROGRESS=0/1` wins, else a terminal or a live Jupyter kernel."
+    if progress is not None: return bool(progress)
+    env = os.environ.get("CROWDNB_PROGRESS")
+    if env is not None: return env.strip().lower() not in ("0", "false", "no", "")
+    import sys
+    if "ipykernel" in sys.modules: return True
+    return bool(getattr(sys.stderr, "isatty", lambda: False)())
+
+# %% ../nbs/00_core.ipynb #2539192f
+def progress_bar(
+    iterable=None,  # what to iterate over (or None with `total` for a manual bar)
+    show=None,  # a method's `progress` argument: True, False or None (see `show_progress`)
+    total=None,  # number of steps when `iterable` has no length
+    desc=None,  # a short label printed before the bar
+    **kwargs,  # passed on to `tqdm.tqdm`
+):
+    "Wrap `iterable` in a text progress bar (tqdm) when `show_progress(show)` says so."
+    from tqdm.auto import tqdm
+    return tqdm(iterable, total=total, desc=desc, disable=not show_progress(show), leave=False, **kwargs)
+
+# %% ../nbs/00_core.ipynb #11e8cda4
+def check_choice(
+    name: str,  # the option's name, as the user passes it
+    value,  # what the user passed
+    choices,  # the admissible values
+):
+    "`value` if it is one of `choices`, else a `ValueError` naming the option and the choices."
+    if isinstance(value, (list, dict, set)) or value not in tuple(choices):
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
+    return value
+
+# %% ../nbs/00_core.ipynb #db9bf578
+def check_int(
+    name: str,  # the option's name
+    value,  # what the user passed
+    low: int = 1,  # the smallest admissible value
+    high: int | None = None,  # the largest admissible value, if any
+) -> int:
+    "`value` as an int if it is a whole number in [low, high], else a `TypeError`/`ValueError` naming it."
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Integral, np.integer)):
+        raise TypeError(f"{name} must be an integer, not {value!r} ({type(value).__name__})")
+    if value < low or (high is not None and value > high):
+        rng_ = f"at least {low}" if high is None else f"between {low} and {high}"
+        raise ValueError(f"{name} must be {rng_}; got {value}")
+    return int(value)
+
+# %% ../nbs/00_core.ipynb #c74e33a8
+def check_number(
+    name: str,  # the option's name
+    value,  # what the user passed
+    low: float | None = None,  # lower bound, if any
+    high: float | None = None,  # upper bound, if any
+    low_open: bool = False,  # exclude `low` itself
+    high_open: bool = False,  # exclude `high` itself
+) -> float:
+    "`value` as a finite float within the bounds, else a `TypeError`/`ValueError` naming the option."
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Real, np.floating, np.integer)):
+        raise TypeError(f"{name} must be a number, not {value!r} ({type(value).__name__})")
+    v = float(value)
+    if not np.isfinite(v): raise ValueError(f"{name} must be a finite number; got {value!r}")
+    bad_low = low is not None and (v <= low if low_open else v < low)
+    bad_high = high is not None and (v >= high if high_open else v > high)
+    if bad_low or bad_high:
+        lo = "" if low is None else f"{'(' if low_open else '['}{low}"
+        hi = "" if high is None else f"{high}{')' if high_open else ']'}"
+        raise ValueError(f"{name} must be in {lo or '(-inf'}, {hi or 'inf)'}; got {value!r}")
+    return v
+
+# %% ../nbs/00_core.ipynb #d7c601d0
+LEVELS = ("nominal", "ordinal", "interval", "ratio")   # measurement levels, weakest first
+
+def check_level(
+    level,  # a measurement level: 'nominal', 'ordinal', 'interval' or 'ratio'
+) -> str:
+    "`level` if it is one of `LEVELS`, else a `ValueError` naming it."
+    return check_choice("level", level, LEVELS)
 
 # %% ../nbs/00_core.ipynb #c8d11f2b
 def group_runs(objective, params, tol: float = 1e-3) -> tuple[np.ndarray, np.ndarray]:
@@ -73,6 +153,14 @@ def _is_missing(v):
     if isinstance(v, float) and np.isnan(v): return True
     return v is pd.NA or v is pd.NaT
 
+def _plain(s: pd.Series) -> pd.Series:
+    "A column with pandas' extension dtypes (category, string, Int64, boolean) as plain values, NA as None/NaN."
+    if isinstance(s.dtype, pd.CategoricalDtype): s = s.astype(object)
+    elif isinstance(s.dtype, pd.StringDtype): s = s.astype(object)
+    elif pd.api.types.is_extension_array_dtype(s.dtype) and pd.api.types.is_numeric_dtype(s.dtype):
+        s = s.astype("float64" if s.isna().any() or pd.api.types.is_float_dtype(s.dtype) else s.dtype.numpy_dtype)
+    return s.where(s.notna(), None) if s.dtype == object else s
+
 def _split_answer(v, sep):
     "One raw answer -> tuple of raw labels (possibly empty)."
     if _is_missing(v): return ()
@@ -84,15 +172,21 @@ def _split_answer(v, sep):
     return (v,)
 
 def _label_kind(x):
-    "'str', 'int' or None (unsupported) for one label value."
+    "'str', 'num' or None (unsupported) for one label value."
     if isinstance(x, (bool, np.bool_)): return None
     if isinstance(x, str): return "str"
-    if isinstance(x, (Integral, np.integer)): return "int"
-    if isinstance(x, (float, np.floating)) and float(x).is_integer(): return "int"
+    if isinstance(x, (Integral, np.integer)): return "num"
+    if isinstance(x, (float, np.floating)) and np.isfinite(x): return "num"
     return None
 
+def _numbers(vals):
+    "Whole numbers as ints, others as floats (one type for the whole column)."
+    whole = all(float(x).is_integer() for x in vals)
+    return (lambda x: int(x)) if whole else (lambda x: float(x))
+
 def _parse_answers(s: pd.Series, label, sep, line_offset) -> list:
-    "Raw answer column -> list of label tuples (str or int labels, never mixed); vectorised for plain columns."
+    "Raw answer column -> list of label tuples (str or number labels, never mixed); vectorised for plain columns."
+    s = _plain(s)
     kind = pd.api.types.infer_dtype(s, skipna=True)
     if kind in ("string", "empty"):                       # plain strings (or all missing): vectorised split
         t = s.reset_index(drop=True).astype(object)       # positions, not the caller's index
@@ -104,8 +198,13 @@ def _parse_answers(s: pd.Series, label, sep, line_offset) -> list:
         rows = occ.index.to_numpy(); vals = occ.to_numpy()
         bounds = np.searchsorted(rows, np.arange(len(s) + 1))
         return [tuple(vals[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
-    if kind == "integer" or (kind == "floating" and np.all(np.mod(s.dropna().to_numpy(float), 1) == 0)):
-        return [() if pd.isna(v) else (int(v),) for v in s.tolist()]
+    if kind in ("integer", "floating", "mixed-integer-float") and s.dtype != object:
+        v = s.to_numpy(float)
+        bad = np.flatnonzero(np.isinf(v))
+        if len(bad): raise ValueError(f"label column {label!r} holds an infinite value at {_rows_msg(bad, line_offset)}")
+        ok = ~np.isnan(v)
+        conv = int if np.all(np.mod(v[ok], 1) == 0) else float
+        return [(conv(x),) if k else () for x, k in zip(v.tolist(), ok.tolist())]
     answers = [_split_answer(v, sep) for v in s.tolist()]    # lists, mixed types: check each label
     kinds = {}
     for r, ans in enumerate(answers):
@@ -113,12 +212,14 @@ def _parse_answers(s: pd.Series, label, sep, line_offset) -> list:
             k = _label_kind(x)
             if k is None:
                 raise TypeError(f"label column {label!r} has an unsupported label {x!r} ({type(x).__name__}) at "
-                                f"{_rows_msg([r], line_offset)}; labels must be strings or integers")
+                                f"{_rows_msg([r], line_offset)}; labels must be strings or finite numbers")
             kinds.setdefault(k, r)
     if len(kinds) > 1:
         raise TypeError(f"label column {label!r} mixes strings (first at {_rows_msg([kinds['str']], line_offset)}) "
-                        f"and integers (first at {_rows_msg([kinds['int']], line_offset)})")
-    if "int" in kinds: answers = [tuple(int(x) for x in a) for a in answers]
+                        f"and numbers (first at {_rows_msg([kinds['num']], line_offset)})")
+    if "num" in kinds:
+        conv = _numbers([x for a in answers for x in a])
+        answers = [tuple(conv(x) for x in a) for a in answers]
     return answers
 
 # %% ../nbs/00_core.ipynb #7a6d3918
@@ -166,36 +267,51 @@ class Judgments:
 
 # %% ../nbs/00_core.ipynb #bcd12b88
 def _check_ids(df, col, what, line_offset):
-    s = df[col]
+    s = _plain(df[col])
     bad = np.flatnonzero(s.isna().to_numpy() | s.astype(str).str.strip().eq("").to_numpy())
     if len(bad): raise ValueError(f"{what} column {col!r} has missing ids at {_rows_msg(bad, line_offset)}")
     kind = pd.api.types.infer_dtype(s, skipna=True)
-    if kind in ("string", "mixed", "mixed-integer", "mixed-integer-float"): return s.astype(str).str.strip()
+    if kind in ("string", "mixed", "mixed-integer", "mixed-integer-float", "boolean"): return s.astype(str).str.strip()
     if pd.api.types.is_float_dtype(s):
         if not np.all(np.mod(s.to_numpy(), 1) == 0):
             raise TypeError(f"{what} column {col!r} holds non-integer numbers; ids must be strings or integers")
         return s.astype(np.int64)
     return s
 
+# %% ../nbs/00_core.ipynb #b4cb694b
+def _label_set(labels):
+    "The declared label set as a list, checked: not a string, not empty, no repeats, one kind of label."
+    if labels is None: return None
+    if isinstance(labels, (str, bytes)):
+        raise TypeError(f"labels must be a list of labels, not the string {labels!r}; did you mean "
+                        f"labels={[p.strip() for p in str(labels).split(',')]!r}?")
+    try: out = list(labels)
+    except TypeError: raise TypeError(f"labels must be a list of labels, not {type(labels).__name__}") from None
+    if not out: raise ValueError("labels is empty: declare at least one label, or pass labels=None for an open task")
+    kinds = [_label_kind(x) for x in out]
+    if None in kinds:
+        x = out[kinds.index(None)]
+        raise TypeError(f"labels holds {x!r} ({type(x).__name__}); labels must be strings or finite numbers")
+    if len(set(kinds)) > 1: raise TypeError(f"labels mixes strings and numbers: {out!r}")
+    idx = pd.Index(out)
+    if idx.has_duplicates: raise ValueError(f"labels repeats {list(idx[idx.duplicated()])}")
+    return out
+
 def _from_frame(df, unit="unit", worker="worker", label="label", *, sep=None, labels=None, empty="error",
                 none_token="none", duplicates="error", dimension=None, started=None, submitted=None,
-                line_offset=None):
-    if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"judgments must be a pandas DataFrame or a CSV path, not {type(df).__name__}")
-    if len(df) == 0: raise ValueError("judgments are empty: no rows to analyse")
-    if empty not in ("error", "drop", "label"): raise ValueError(f"empty must be 'error', 'drop' or 'label', not {empty!r}")
-    if duplicates not in ("error", "last", "count"):
-        raise ValueError(f"duplicates must be 'error', 'last' or 'count', not {duplicates!r}")
-    cols = dict(unit=unit, worker=worker, labels=label, dimension=dimension, started=started, submitted=submitted)
-    missing = [f"{k}={v!r}" for k, v in cols.items() if v is not None and v not in df.columns]
-    if missing:
-        raise ValueError(f"missing column(s) {', '.join(missing)}; the table has {list(df.columns)}")
+                line_offset=None, source="the table"):
+    "Canonical frame (unit, worker, labels, count, ...) and label set from a long table; every check names its culprit."
+    if len(df) == 0: raise ValueError(f"judgments are empty: {source} has no rows")
+    check_choice("empty", empty, ("error", "drop", "label"))
+    check_choice("duplicates", duplicates, ("error", "last", "count"))
+    labels = _label_set(labels)
+    cols = dict(unit=unit, worker=worker, label=label, dimension=dimension, started=started, submitted=submitted)
     out = pd.DataFrame({"unit": _check_ids(df, unit, "unit", line_offset),
-                        "worker": _check_ids(df, worker, "worker", line_offset)})
-    if dimension is not None: out["dimension"] = _check_ids(df, dimension, "dimension", line_offset)
+                        "worker": _check_ids(df, worker, "worker", line_offset)}).reset_index(drop=True)
+    if dimension is not None: out["dimension"] = _check_ids(df, dimension, "dimension", line_offset).to_numpy()
     for k in ("started", "submitted"):
         if cols[k] is not None:
-            try: out[k] = pd.to_datetime(df[cols[k]])
+            try: out[k] = pd.to_datetime(df[cols[k]]).to_numpy()
             except (ValueError, TypeError) as e: raise ValueError(f"{k} column {cols[k]!r} is not a time: {e}") from None
     answers = _parse_answers(df[label], label, sep, line_offset)
     empties = [r for r, a in enumerate(answers) if not a]
@@ -213,8 +329,7 @@ def _from_frame(df, unit="unit", worker="worker", label="label", *, sep=None, la
         if len(out) == 0: raise ValueError(f"label column {label!r}: every answer is empty")
     # closed label set
     if labels is not None:
-        labels = pd.Index(list(labels))
-        if labels.has_duplicates: raise ValueError(f"the declared label set repeats {list(labels[labels.duplicated()])}")
+        labels = pd.Index(labels)
         if empty == "label" and none_token not in labels and empties: labels = labels.append(pd.Index([none_token]))
         allowed = set(labels)
         bad = [(r, x) for r, a in zip(out["_row"], out["labels"]) for x in a if x not in allowed]
@@ -242,14 +357,135 @@ def _from_frame(df, unit="unit", worker="worker", label="label", *, sep=None, la
             out = out.groupby(key, sort=False, as_index=False).agg(agg).sort_values("_row")
     return out.drop(columns="_row"), labels
 
-@patch(cls_method=True)
-def from_frame(cls: Judgments, df, unit="unit", worker="worker", label="label", *, sep=None, labels=None, empty="error",
-               none_token="none", duplicates="error", dimension=None, started=None, submitted=None):
-    "Validate a long table of judgments; column names are given by the caller."
-    frame, label_set = _from_frame(df, unit, worker, label, sep=sep, labels=labels, empty=empty,
-                                   none_token=none_token, duplicates=duplicates, dimension=dimension,
-                                   started=started, submitted=submitted)
-    return cls(frame, label_set, closed=labels is not None)
+# %% ../nbs/00_core.ipynb #9110da99
+FORMATS = {
+    "long":        dict(unit="unit", worker="worker", label="label"),
+    "crowdkit":    dict(unit="task", worker="worker", label="label"),
+    "crowdflower": dict(unit="_unit_id", worker="_worker_id", started="_started_at", submitted="_created_at"),
+    "mturk":       dict(unit="HITId", worker="WorkerId", started="AcceptTime", submitted="SubmitTime"),
+}
+
+# %% ../nbs/00_core.ipynb #a81c03f3
+def detect_format(
+    columns,  # the column names of a table
+) -> str:
+    "Name of the judgment-table convention the `columns` follow ('crowdkit', 'crowdflower', 'mturk' or 'long')."
+    cols = set(columns)
+    if {"_unit_id", "_worker_id"} <= cols: return "crowdflower"
+    if {"HITId", "WorkerId"} <= cols: return "mturk"
+    if {"task", "worker", "label"} <= cols: return "crowdkit"
+    return "long"
+
+# %% ../nbs/00_core.ipynb #6ba2496e
+def read_table(
+    path,  # path of a CSV file
+    delimiter: str = ",",  # field delimiter
+) -> pd.DataFrame:
+    "A CSV file as a DataFrame, with errors that name the file: missing, a folder, empty, not UTF-8, repeated columns."
+    import csv
+    p = Path(path)
+    where = f"judgments file {str(p)!r}"
+    if not p.exists(): raise ValueError(f"{where} does not exist")
+    if p.is_dir(): raise ValueError(f"{where} is a folder, not a CSV file")
+    if p.stat().st_size == 0: raise ValueError(f"{where} is empty")
+    if not isinstance(delimiter, str) or len(delimiter) != 1:
+        raise ValueError(f"delimiter must be one character, not {delimiter!r}")
+    try:
+        with open(p, newline="", encoding="utf-8-sig") as f: header = next(csv.reader(f, delimiter=delimiter), [])
+        df = pd.read_csv(p, sep=delimiter, encoding="utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{where} is not UTF-8 text (byte {e.object[e.start]:#04x} at offset {e.start}); "
+                         "save it as UTF-8") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, csv.Error) as e:
+        raise ValueError(f"cannot read {where}: {str(e).strip()}") from None
+    dup = sorted({c for c in header if header.count(c) > 1})
+    if dup: raise ValueError(f"{where} repeats the column name(s) {dup}; every column needs its own name")
+    return df
+
+# %% ../nbs/00_core.ipynb #e9327026
+_DEFAULTS = dict(unit="unit", worker="worker", label="label", labels=None, sep=None, empty="error", none_token="none",
+                 duplicates="error", dimension=None, started=None, submitted=None, format="long", delimiter=",")
+
+def as_judgments(
+    data,  # a `Judgments`, a long DataFrame (one row per judgment), or the path of a CSV file holding one
+    unit: str = "unit",  # column of the unit (item) ids
+    worker: str = "worker",  # column of the worker (annotator, rater) ids
+    label: str = "label",  # column of the answers: one label, a list of labels, or labels joined by `sep`
+    *,
+    labels=None,  # the label set in its order (a closed task); None: the labels that occur, sorted (an open task)
+    sep: str | None = None,  # separator between several labels in one answer cell, e.g. '|'; None: one label per cell
+    empty: str = "error",  # empty answers: 'error', 'drop' them, or record them as the label `none_token` ('label')
+    none_token: str = "none",  # the label an empty answer becomes with `empty='label'`
+    duplicates: str = "error",  # a worker judging a unit twice: 'error', keep the 'last', or 'count' every judgment
+    dimension: str | None = None,  # column naming the question when a worker judges a unit once per question
+    started: str | None = None,  # column of the time a judgment was started (parsed as a time)
+    submitted: str | None = None,  # column of the time a judgment was submitted (orders `duplicates='last'`)
+    format: str = "long",  # column convention: 'long', 'crowdkit', 'crowdflower', 'mturk', or 'auto' to detect it
+    delimiter: str = ",",  # field delimiter when `data` is a CSV path
+) -> Judgments:
+    "Validated `Judgments` from judgments, a long DataFrame or a CSV path: the one door every method uses."
+    given = dict(unit=unit, worker=worker, label=label, labels=labels, sep=sep, empty=empty, none_token=none_token,
+                 duplicates=duplicates, dimension=dimension, started=started, submitted=submitted, format=format,
+                 delimiter=delimiter)
+    if isinstance(data, Judgments): return _relabel(data, given)
+    if _is_dask(data): return _dask_judgments(data, given)
+    check_choice("format", format, tuple(FORMATS) + ("auto",))
+    line_offset, source = None, "the table"
+    if isinstance(data, (str, os.PathLike)):
+        source = f"judgments file {str(data)!r}"
+        data, line_offset = read_table(data, delimiter), 2
+    elif not isinstance(data, pd.DataFrame):
+        raise TypeError(f"judgments must be a Judgments, a long pandas DataFrame or a CSV path, not {type(data).__name__}"
+                        + ("; a units x workers matrix enters through Judgments.from_matrix"
+                           if isinstance(data, (np.ndarray, list, tuple)) else ""))
+    dup = data.columns[data.columns.duplicated()].unique().tolist()
+    if dup: raise ValueError(f"{source} repeats the column name(s) {dup}; every column needs its own name")
+    spec = _columns(data, given)
+    missing = [f"{k}={v!r}" for k, v in spec.items() if v is not None and v not in data.columns]
+    if missing:
+        fmt = detect_format(data.columns)
+        hint = f"; it looks like a {fmt} export: pass format={fmt!r}" if fmt != "long" and format != fmt else ""
+        raise ValueError(f"{source} lacks the column(s) {', '.join(missing)}; its columns are "
+                         f"{list(map(str, data.columns))}{hint}")
+    opts = {k: given[k] for k in ("sep", "labels", "empty", "none_token", "duplicates")}
+    frame, label_set = _from_frame(data, **spec, **opts, line_offset=line_offset, source=source)
+    return Judgments(frame, label_set, closed=labels is not None)
+
+# %% ../nbs/00_core.ipynb #fe06a282
+def _columns(df, given) -> dict:
+    "The column of each role: the caller's names, with a platform format's names standing in for the defaults."
+    fmt = detect_format(df.columns) if given["format"] == "auto" else given["format"]
+    spec = {k: given[k] for k in ("unit", "worker", "label", "dimension", "started", "submitted")}
+    for k, v in FORMATS[fmt].items():
+        if spec[k] == _DEFAULTS[k]:
+            spec[k] = v if k in ("unit", "worker", "label") or v in df.columns else None   # time columns are optional
+    if fmt == "mturk" and spec["label"] == _DEFAULTS["label"]:
+        cand = [c for c in df.columns if str(c).startswith("Answer.")]
+        if len(cand) != 1: raise ValueError(f"cannot tell the answer column of this mturk export; pass label= one of {cand}")
+        spec["label"] = cand[0]
+    if fmt == "crowdflower" and spec["label"] == _DEFAULTS["label"] and "label" not in df.columns:
+        cand = [c for c in df.columns if not str(c).startswith("_") and not str(c).endswith("_gold") and df[c].notna().any()]
+        raise ValueError("a crowdflower export needs label=<answer column>; candidate columns: " + ", ".join(map(str, cand[:10])))
+    return spec
+
+def _relabel(j: Judgments, given) -> Judgments:
+    "Judgments as given; `labels=` may re-declare the label set (it must hold every label that occurs)."
+    other = [f"{k}={v!r}" for k, v in given.items() if k != "labels" and v != _DEFAULTS[k]]
+    if other: raise TypeError(f"{', '.join(other)} applies to a table or a CSV file, not to Judgments that are already validated")
+    labels = _label_set(given["labels"])
+    if labels is None or list(labels) == list(j.labels): return j
+    new = pd.Index(labels, name="label")
+    seen = j.labels[np.bincount(j.label_codes()[1], minlength=j.n_labels) > 0]
+    lost = [x for x in seen if x not in set(new)]
+    if lost: raise ValueError(f"labels {lost} occur in the judgments but not in the declared labels {labels}")
+    return Judgments(j.frame, new, closed=True)
+
+def _is_dask(data) -> bool:
+    "True for a dask DataFrame (without importing dask when it is not installed)."
+    return type(data).__module__.startswith("dask") and hasattr(data, "npartitions")
+
+def _dask_judgments(data, given):
+    raise NotImplementedError("dask DataFrames are not supported yet")
 
 # %% ../nbs/00_core.ipynb #bf4a6ca4
 def _cached(self, key, fn):
@@ -329,76 +565,37 @@ def label_matrix(self: Judgments, missing: int = -1) -> np.ndarray:
 
 # %% ../nbs/00_core.ipynb #703f0fb3
 @patch(cls_method=True)
-def from_matrix(cls: Judgments, matrix, missing=-1, labels=None, units=None, workers=None):
-    "Judgments from an items x annotators label matrix with a `missing` marker (NaN is also missing)."
+def from_matrix(
+    cls: Judgments,
+    matrix,  # units x workers: a 2-D array, nested lists, or a DataFrame (index = units, columns = workers)
+    missing=None,  # an extra value that marks a missing entry, e.g. -1; NaN/None/NA are always missing
+    labels=None,  # the label set in its order, as in `as_judgments`
+    units=None,  # unit ids for the rows (default: the DataFrame's index, or 0..n-1)
+    workers=None,  # worker ids for the columns (default: the DataFrame's columns, or 0..m-1)
+) -> Judgments:
+    "Judgments from a wide units x workers matrix (rows are units, columns are workers) with an explicit `missing` marker."
+    if isinstance(matrix, pd.DataFrame):
+        units = matrix.index if units is None else units
+        workers = matrix.columns if workers is None else workers
+        matrix = matrix.astype(object).to_numpy() if any(isinstance(t, pd.api.extensions.ExtensionDtype)
+                                                           for t in matrix.dtypes) else matrix.to_numpy()
     m = np.asarray(matrix)
-    if m.ndim != 2: raise ValueError(f"label matrix must be 2-D (items x annotators), got shape {m.shape}")
-    if m.dtype.kind == "f":
-        keep = ~np.isnan(m) & (m != missing)
-        if not np.all(np.mod(m[keep], 1) == 0): raise TypeError("label matrix holds non-integer values")
-    elif m.dtype.kind in "iu": keep = m != missing
-    else: raise TypeError(f"label matrix must hold integers, not {m.dtype}")
+    if m.ndim != 2: raise ValueError(f"the matrix must be 2-D (units x workers), got shape {m.shape}")
+    if m.dtype.kind not in "iufOUSb": raise TypeError(f"the matrix must hold labels (strings or numbers), not {m.dtype}")
+    if m.dtype.kind == "b": raise TypeError("the matrix holds booleans; labels must be strings or numbers")
+    keep = ~pd.isna(m) if m.dtype.kind in "fO" else np.ones(m.shape, bool)
+    if missing is not None:
+        with np.errstate(invalid="ignore"): keep &= ~(m == missing) if m.dtype.kind != "O" else \
+            ~np.frompyfunc(lambda v: v == missing, 1, 1)(m).astype(bool)
     r, c = np.nonzero(keep)
-    if len(r) == 0: raise ValueError("label matrix has no annotations (every entry is missing)")
+    if len(r) == 0: raise ValueError("the matrix has no judgments (every entry is missing)")
     units = np.arange(m.shape[0]) if units is None else np.asarray(units)
     workers = np.arange(m.shape[1]) if workers is None else np.asarray(workers)
-    for what, names, n in (("units", units, m.shape[0]), ("workers", workers, m.shape[1])):
-        if names.shape != (n,): raise ValueError(f"{what} has {names.size} names for {n} {'rows' if what == 'units' else 'columns'} of the label matrix")
-    df = pd.DataFrame({"unit": units[r], "worker": workers[c], "label": m[r, c].astype(np.int64)})
-    return cls.from_frame(df, labels=labels)
-
-# %% ../nbs/00_core.ipynb #0574f5cc
-FORMATS = {
-    "crowdkit":    dict(unit="task", worker="worker", label="label"),
-    "crowdflower": dict(unit="_unit_id", worker="_worker_id", started="_started_at", submitted="_created_at"),
-    "mturk":       dict(unit="HITId", worker="WorkerId", started="AcceptTime", submitted="SubmitTime"),
-    "long":        dict(unit="unit", worker="worker", label="label"),
-}
-
-def detect_format(columns) -> str:
-    "Name of the judgment-table convention the `columns` follow ('crowdkit', 'crowdflower', 'mturk' or 'long')."
-    cols = set(columns)
-    if {"_unit_id", "_worker_id"} <= cols: return "crowdflower"
-    if {"HITId", "WorkerId"} <= cols: return "mturk"
-    if {"task", "worker", "label"} <= cols: return "crowdkit"
-    return "long"
-
-def _answer_column(df, fmt, label):
-    if label is not None: return label
-    if fmt == "mturk":
-        cand = [c for c in df.columns if str(c).startswith("Answer.")]
-    elif fmt == "crowdflower":
-        cand = [c for c in df.columns if not str(c).startswith("_") and not str(c).endswith("_gold")]
-        cand = [c for c in cand if df[c].notna().any()]
-        raise ValueError("a CrowdFlower export needs label=<answer column>; candidate columns: " + ", ".join(map(str, cand[:10])))
-    else: return FORMATS[fmt]["label"]
-    if len(cand) != 1:
-        raise ValueError(f"cannot tell the answer column of this {fmt} export; pass label= one of {cand}")
-    return cand[0]
-
-def load_judgments(source, format: str = "auto", unit=None, worker=None, label=None, **kwargs) -> Judgments:
-    "Validated `Judgments` from a DataFrame or CSV path in a known format (see `FORMATS`) or with named columns."
-    line_offset = None
-    if isinstance(source, (str, os.PathLike)):
-        path = Path(source)
-        if not path.exists(): raise ValueError(f"judgments file {str(path)!r} does not exist")
-        try: df = pd.read_csv(path)
-        except (pd.errors.ParserError, UnicodeDecodeError) as e:
-            raise ValueError(f"cannot read judgments file {str(path)!r}: {e}") from None
-        line_offset = 2
-    elif isinstance(source, pd.DataFrame): df = source
-    else: raise TypeError(f"judgments must be a pandas DataFrame or a CSV path, not {type(source).__name__}")
-    fmt = detect_format(df.columns) if format == "auto" else format
-    if fmt not in FORMATS: raise ValueError(f"unknown format {format!r}; choose from {list(FORMATS)} or 'auto'")
-    spec = {k: v for k, v in FORMATS[fmt].items() if k != "label"}
-    if unit is not None: spec["unit"] = unit
-    if worker is not None: spec["worker"] = worker
-    for k in ("started", "submitted"):
-        if k in kwargs: spec[k] = kwargs.pop(k)                              # named by the caller: must exist
-        elif spec.get(k) is not None and spec[k] not in df.columns: spec[k] = None  # a format's optional column
-    spec["label"] = _answer_column(df, fmt, label)
-    frame, labels = _from_frame(df, **spec, **kwargs, line_offset=line_offset)
-    return Judgments(frame, labels, closed=kwargs.get("labels") is not None)
+    for what, names, n, ax in (("units", units, m.shape[0], "rows"), ("workers", workers, m.shape[1], "columns")):
+        if names.shape != (n,): raise ValueError(f"{what} has {names.size} names for the {n} {ax} of the matrix")
+    df = pd.DataFrame({"unit": units[r], "worker": workers[c], "label": m[r, c]})
+    if m.dtype.kind == "O": df["label"] = df["label"].infer_objects()
+    return as_judgments(df, labels=labels)
 
 # %% ../nbs/00_core.ipynb #d2aaa316
 def loop_design(n_annotators: int = 8, group_size: int = 3) -> np.ndarray:

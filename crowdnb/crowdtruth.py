@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from .core import Judgments, load_judgments, progress_bar
+from .core import Judgments, as_judgments, progress_bar
 
 # %% auto #0
 __all__ = ['TINY', 'wcos', 'CrowdIndex', 'pair_wcos', 'sent_vec', 'sqs', 'wsa', 'wwa', 'wqs', 'p_given', 'rqs', 'srs',
@@ -336,7 +336,7 @@ def run(judgments, unit=None, worker=None, label=None, *, sep=None, labels=None,
         J = judgments
     elif isinstance(judgments, pd.DataFrame) or isinstance(judgments, (str,)) or hasattr(judgments, "__fspath__"):
         kw = dict(sep=sep, labels=labels, empty=empty or ("drop" if reference else "error"))
-        J = load_judgments(judgments, unit=unit, worker=worker, label=label, **kw)
+        J = as_judgments(judgments, unit=unit, worker=worker, label=label, **kw)
     else: raise TypeError(f"judgments must be a DataFrame, a CSV path or a Judgments, not {type(judgments).__name__}")
     rep = J.repeated_pairs()                                  # e.g. one judgment per dimension: not one crowd
     if len(rep):

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from .core import Judgments, load_judgments
+from .core import Judgments, as_judgments
 
 # %% auto #0
 __all__ = ['as_judgments', 'sentence_relation_score', 'sentence_clarity', 'relation_clarity', 'relation_cooccurrence',
@@ -47,18 +47,18 @@ def _check(j: Judgments) -> Judgments:
     n = np.diff(j.work_vectors().indptr)
     if (n == 0).any():
         raise ValueError(f"judgment rows {_rows(np.flatnonzero(n == 0))} hold no relation; drop them or record them "
-                         "as a 'none' relation (load_judgments(..., empty='label'))")
+                         "as a 'none' relation (as_judgments(..., empty='label'))")
     return j
 
 def as_judgments(judgments, **load_kwargs) -> Judgments:
-    "A checked `Judgments` from a `Judgments` object, a DataFrame or a CSV path (`load_kwargs` go to `load_judgments`)."
+    "A checked `Judgments` from a `Judgments` object, a DataFrame or a CSV path (`load_kwargs` go to `as_judgments`)."
     if isinstance(judgments, Judgments):
         if load_kwargs:
             raise TypeError(f"column options {sorted(load_kwargs)} apply to a DataFrame or a CSV path, "
                             "not to an already loaded Judgments object")
         return _check(judgments)
     if isinstance(judgments, (pd.DataFrame, str, os.PathLike)):
-        return _check(load_judgments(judgments, **load_kwargs))
+        return _check(as_judgments(judgments, **load_kwargs))
     raise TypeError(f"judgments must be a crowdnb.core.Judgments, a pandas DataFrame or a CSV path, "
                     f"not {type(judgments).__name__}")
 

@@ -350,7 +350,7 @@ def ratings_matrix(data, scale="standard", layout="auto", item="item", rater="ra
     if layout == "long" or (layout == "auto" and {item, rater, rating} <= set(data.columns)):
         missing = [c for c in (item, rater, rating) if c not in data.columns]
         if missing: raise ValueError(f"long ratings table lacks column(s) {missing}; it has {list(data.columns)}")
-        J = Judgments.from_frame(data, unit=item, worker=rater, label=rating, empty="drop")
+        J = as_judgments(data, unit=item, worker=rater, label=rating, empty="drop")
         for col, got, what in ((rater, J.workers, "rater(s) {} rated no item"), (item, J.units, "item(s) {} have no rating")):
             lost = pd.Index(data[col].dropna().astype(str).str.strip().unique()).difference(got.astype(str))
             if len(lost): raise ValueError(what.format(_names(lost)))

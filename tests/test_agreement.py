@@ -10,7 +10,7 @@ from hypothesis import given, settings, HealthCheck, strategies as st
 from hypothesis.extra.numpy import arrays
 
 from conftest import shared
-from crowdnb.core import Judgments
+from crowdnb.core import Judgments, as_judgments
 from crowdnb.agreement import (krippendorff_alpha, alpha_bootstrap, cohen_kappa, scott_pi, fleiss_kappa,
                                coincidence_matrix, unit_value_counts, pairwise_agreement,
                                spatial_prepositions_agreements, read_published_agreements, agreement_table)
@@ -93,7 +93,7 @@ def test_alpha_same_from_long_table_and_judgments(data, level):
         return
     assert krippendorff_alpha(long, level=level) == pytest.approx(a, abs=1e-12)
     pd.testing.assert_frame_equal(long, before)                      # the caller's table is not modified
-    j = Judgments.from_frame(long)
+    j = as_judgments(long)
     # Judgments drops raters without judgments; alpha only depends on pairable values, so it is unchanged
     assert krippendorff_alpha(j, level=level) == pytest.approx(a, abs=1e-12)
 

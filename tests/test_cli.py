@@ -212,8 +212,8 @@ def test_dawid_skene_equals_library(tmp_path, capsys):
     sim.judgments.to_csv(tmp_path / "j.csv", index=False)
     status, out, err = run(capsys, "dawid-skene", tmp_path / "j.csv", "--starts", 3, "--seed", 1, "--out", tmp_path / "o")
     assert status == 0, err
-    from crowdnb.core import load_judgments
-    J = load_judgments(tmp_path / "j.csv")
+    from crowdnb.core import as_judgments
+    J = as_judgments(tmp_path / "j.csv")
     best = model_b.fit(J, n_starts=3, seed=1, progress=False).best
     got = pd.read_csv(tmp_path / "o" / "annotators.csv", index_col=0)
     np.testing.assert_allclose(got["theta"], best.theta(), rtol=0, atol=1e-12)

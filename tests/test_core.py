@@ -1,7 +1,7 @@
 """Property-based tests of the core data model (hypothesis)."""
 import numpy as np, pandas as pd
 from hypothesis import given, settings, strategies as st
-from crowdnb.core import Judgments, load_judgments, simulate_crowd, design_matrix, loop_design
+from crowdnb.core import Judgments, as_judgments, simulate_crowd, design_matrix, loop_design
 
 matrices = st.integers(1, 8).flatmap(lambda n: st.integers(1, 6).flatmap(lambda m: st.lists(
     st.lists(st.integers(-1, 3), min_size=m, max_size=m), min_size=n, max_size=n)))
@@ -12,7 +12,7 @@ def test_matrix_round_trip(rows):
     "from_matrix then label_matrix gives back the labels where present and -1 elsewhere."
     m = np.array(rows)
     if (m == -1).all(): return
-    j = Judgments.from_matrix(m)
+    j = Judgments.from_matrix(m, missing=-1)
     lm = j.label_matrix()
     back = np.full(m.shape, -1)
     back[np.ix_(np.asarray(j.units), np.asarray(j.workers))] = np.where(lm >= 0, np.asarray(j.labels)[lm], -1)
@@ -24,8 +24,8 @@ def test_matrix_round_trip(rows):
 def test_arrays_invariant_to_row_order(seed, multi):
     "Shuffling the input rows changes no array (codes are sorted ids, not order of appearance)."
     sim = simulate_crowd(n_units=15, n_workers=6, workers_per_unit=3, n_labels=3, multi_label=multi, seed=seed)
-    a = load_judgments(sim.judgments, sep="|")
-    b = load_judgments(sim.judgments.sample(frac=1, random_state=seed), sep="|")
+    a = as_judgments(sim.judgments, sep="|")
+    b = as_judgments(sim.judgments.sample(frac=1, random_state=seed), sep="|")
     order_a = np.lexsort((a.worker_code, a.unit_code)); order_b = np.lexsort((b.worker_code, b.unit_code))
     assert (a.work_vectors()[order_a] != b.work_vectors()[order_b]).nnz == 0
     assert (a.unit_vectors() != b.unit_vectors()).nnz == 0
@@ -44,17 +44,17 @@ def test_design_balance(n_annot, size, n_items, seed):
 def test_input_not_mutated():
     df = pd.DataFrame({"unit": [1, 1, 2], "worker": ["a", "b", "a"], "label": ["x|y", None, "y"]})
     before = df.copy(deep=True)
-    load_judgments(df, sep="|", empty="label", duplicates="count")
+    as_judgments(df, sep="|", empty="label", duplicates="count")
     pd.testing.assert_frame_equal(df, before)
 
 def test_pair_judged_twice_and_named_time_column():
     "A (unit, worker) pair judged in two dimensions has no single label-matrix cell; a named time column must exist."
     import pytest
     df = pd.DataFrame({"unit": [1, 1, 2, 2], "worker": ["a", "a", "a", "b"], "dim": ["x", "y", "x", "x"], "label": [0, 1, 1, 1]})
-    j = load_judgments(df, dimension="dim")
+    j = as_judgments(df, dimension="dim")
     assert j.repeated_pairs().tolist() == [0, 1]
     with pytest.raises(ValueError, match="select one dimension first"):
         j.label_matrix()
-    assert load_judgments(df[df.dim == "x"], dimension="dim").label_matrix().tolist() == [[0, -1], [1, 1]]   # labels 0, 1 -> codes 0, 1
-    with pytest.raises(ValueError, match="missing column"):
-        load_judgments(df, dimension="dim", submitted="time")
+    assert as_judgments(df[df.dim == "x"], dimension="dim").label_matrix().tolist() == [[0, -1], [1, 1]]   # labels 0, 1 -> codes 0, 1
+    with pytest.raises(ValueError, match="lacks the column"):
+        as_judgments(df, dimension="dim", submitted="time")

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
 from conftest import shared
-from crowdnb.core import simulate_crowd, Judgments
+from crowdnb.core import simulate_crowd, Judgments, as_judgments
 from crowdnb import crowdtruth as ct
 
 crowdtruth = pytest.importorskip("crowdtruth")
@@ -144,7 +144,7 @@ def test_fixed_point_identities():
     sim = simulate_crowd(n_units=60, n_workers=15, n_labels=4, workers_per_unit=5, seed=11, multi_label=True)
     res = ct.run(sim.judgments, sep="|", labels=sim.labels, tol=1e-13, max_iter=500)
     assert res.converged
-    J = Judgments.from_frame(sim.judgments, sep="|", labels=sim.labels)
+    J = as_judgments(sim.judgments, sep="|", labels=sim.labels)
     ix = ct.CrowdIndex(J)
     w, u, a = res.workers["wqs"].to_numpy(), res.units["uqs"].to_numpy(), res.annotations["aqs"].to_numpy()
     np.testing.assert_allclose(ct.sqs(ix, w, a), u, atol=1e-11)

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
-from crowdnb.core import load_judgments
+from crowdnb.core import as_judgments
 from crowdnb import crowdtruth_v1 as ct1
 
 NAN = float("nan")
@@ -227,7 +227,7 @@ def test_toy_against_hand_derivation():
 
 
 def test_single_functions_agree_with_metrics():
-    j = load_judgments(TOY, sep="|")
+    j = as_judgments(TOY, sep="|")
     r = ct1.metrics(j)
     pd.testing.assert_series_equal(ct1.worker_agreement(j), r.workers["agreement"], check_names=False)
     pd.testing.assert_series_equal(ct1.worker_cosine(j), r.workers["cosine"], check_names=False)
@@ -247,7 +247,7 @@ def test_bad_input_is_named():
     with pytest.raises(ValueError, match="duplicate judgments"): ct1.metrics(pd.concat([TOY, TOY.iloc[:1]]), sep="|")
     dims = pd.concat([TOY.assign(d="x"), TOY.iloc[:1].assign(d="y")], ignore_index=True)
     with pytest.raises(ValueError, match=r"one judgment per \(sentence, worker\)"): ct1.metrics(dims, sep="|", dimension="d")
-    with pytest.raises(TypeError, match="column options"): ct1.metrics(load_judgments(TOY, sep="|"), sep="|")
+    with pytest.raises(TypeError, match="column options"): ct1.metrics(as_judgments(TOY, sep="|"), sep="|")
     with pytest.raises(ValueError, match="subtract must be one of"): ct1.worker_relation_score(TOY, subtract="x")
     with pytest.raises(ValueError, match="does not exist"): ct1.metrics("/no/such/file.csv")
     before = TOY.copy(deep=True)

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
 from conftest import shared
-from crowdnb.core import Judgments, design_matrix
+from crowdnb.core import Judgments, as_judgments, design_matrix
 from crowdnb.model_a import (ModelA, T_STATES, A_TYPES, alphas, agreement_given_truth, values_given_agreement,
                              pattern_probability, joint_values_truth, truth_given_agreement, p_truth, triplets,
                              estimate_omega, joint_truth, joint_agreement, agreement_probability, rho_range,
@@ -93,7 +93,7 @@ def test_inputs_equivalent_and_not_mutated():
     df = pd.DataFrame(X, columns=[f"a{i}" for i in range(8)])
     assert m.log_likelihood(df, theta=theta) == pytest.approx(ll)
     r, c = np.nonzero(X >= 0)
-    j = Judgments.from_frame(pd.DataFrame({"unit": r, "worker": c, "label": X[r, c]}))
+    j = as_judgments(pd.DataFrame({"unit": r, "worker": c, "label": X[r, c]}))
     assert m.log_likelihood(j, theta=theta) == pytest.approx(ll)
     Xf = np.where(X >= 0, X, np.nan).astype(float)
     assert m.log_likelihood(Xf, theta=theta, missing=np.nan) == pytest.approx(ll)

@@ -10,7 +10,7 @@ import pytest
 import krippendorff
 from hypothesis import given, settings, strategies as st, HealthCheck
 
-from crowdnb.core import Judgments, simulate_crowd, load_judgments
+from crowdnb.core import Judgments, simulate_crowd, as_judgments
 from crowdnb.trust import (LEVELS, reliability_data, subset_codes, code_masks, subset_alphas, algorithm1_coefs,
                            trust_coefficients, _subset_alphas)
 
@@ -146,7 +146,7 @@ def test_planted_spammer_in_simulated_crowd_is_flagged():
     "Judgments input: simulate_crowd with 8 workers who all judge every unit, one of them a spammer."
     sim = simulate_crowd(n_units=150, n_workers=8, n_labels=4, workers_per_unit=8, spammer_fraction=1 / 8,
                          quality=(20, 2), difficulty=(1, 8), seed=5)
-    j = load_judgments(sim.judgments, labels=sim.labels)
+    j = as_judgments(sim.judgments, labels=sim.labels)
     r = trust_coefficients(j, level="nominal")
     assert r.index.tolist() == list(sim.spammer.index)
     assert r.outlier.tolist() == sim.spammer.tolist()
@@ -203,7 +203,7 @@ def test_long_table_and_judgments_give_the_same_result():
     a = trust_coefficients(long.sample(frac=1, random_state=1), level="ordinal")
     b = trust_coefficients(x, level="ordinal", raters=list("abcde"))
     pd.testing.assert_frame_equal(a, b)
-    j = Judgments.from_frame(long.astype({"rating": int}), unit="item", worker="annotator", label="rating")
+    j = as_judgments(long.astype({"rating": int}), unit="item", worker="annotator", label="rating")
     pd.testing.assert_frame_equal(trust_coefficients(j, level="ordinal"), b, check_names=False)
     wide = pd.DataFrame(x, index=list("abcde"))
     pd.testing.assert_frame_equal(trust_coefficients(wide, level="ordinal"), b)
@@ -217,7 +217,7 @@ def test_string_labels_only_nominal():
         trust_coefficients(df, level="interval")
     sim = simulate_crowd(n_units=20, n_workers=4, workers_per_unit=4, seed=0)
     with pytest.raises(TypeError, match="needs integer labels"):
-        trust_coefficients(load_judgments(sim.judgments), level="ordinal")
+        trust_coefficients(as_judgments(sim.judgments), level="ordinal")
 
 
 # ---------------------------------------------------------------- errors
