@@ -6,7 +6,7 @@ Docs: https://crowdnb.github.io/crowdnb/coref.html.md"""
 
 # %% ../nbs/40_coref.ipynb #9199ede5
 from __future__ import annotations
-import ast, json, operator, re
+import ast, json, operator, re, warnings
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import chain
@@ -18,9 +18,12 @@ import pandas as pd
 from scipy import sparse
 from scipy.optimize import linear_sum_assignment
 
+from .core import check_choice
+
 # %% auto #0
-__all__ = ['METRICS', 'POOLED', 'read_conll', 'Alignment', 'align', 'muc_counts', 'bcub_counts', 'ceaf_counts', 'lea_counts',
-           'blanc_counts', 'blanc_rpf', 'mention_counts', 'score', 'exact_value', 'reference_cases']
+__all__ = ['METRICS', 'METRIC_LABELS', 'POOLED', 'CorefDocuments', 'read_conll', 'Alignment', 'align', 'muc_counts',
+           'bcub_counts', 'ceaf_counts', 'lea_counts', 'blanc_counts', 'blanc_rpf', 'mention_counts', 'metric_names',
+           'score', 'exact_value', 'reference_cases']
 
 # %% ../nbs/40_coref.ipynb #dde86fd0
 _BEGIN = re.compile(r"^#\s*begin\s+document\b\s*(.*?)\s*$")
@@ -30,9 +33,9 @@ _CELL = re.compile(r"^(?:\(\d+\)|\(\d+|\d+\)|\|)+$")
 _BRACKET = re.compile(r"\((\d+)\)|\((\d+)|(\d+)\)")
 
 def _doc_id(header: str) -> str:
-    "'(name); part 000' -> 'name/000'; '(name);' -> 'name'."
+    "'(name); part 000' -> 'name-000' (scorch's convention); '(name);' -> 'name'."
     m = _PART.match(header)
-    if m: return f"{m.group(1).strip()}/{m.group(2)}"
+    if m: return f"{m.group(1).strip()}-{m.group(2)}"
     name = header.strip().rstrip(";").strip()
     if name.startswith("(") and name.endswith(")"): name = name[1:-1].strip()
     return name
@@ -44,8 +47,8 @@ def _split_columns(line: str) -> list:
     return [c.strip() for c in cols]
 
 # %% ../nbs/40_coref.ipynb #5dc3943d
-def _parse_document(doc, rows, where):
-    "Clusters of one document from its token rows [(line_no, columns)]."
+def _parse_document(doc, rows, where, malformed="error", skipped=None):
+    "Low-level: clusters of one document from its token rows [(line_no, columns)]; malformed cells raise or are appended to `skipped`."
     ncol = max((len(c) for _, c in rows), default=0)
     open_ = {}          # entity id -> stack of (start token, line)
     mentions = {}       # entity id -> list of (start, end)
@@ -56,8 +59,10 @@ def _parse_document(doc, rows, where):
             raise ValueError(f"{where}, line {ln}: {len(cols)} columns where document {doc!r} has {ncol}")
         if cell in ("", "-", "_"): continue
         if not _CELL.match(cell):
+            if malformed == "skip":
+                skipped.append((ln, doc, cell)); continue
             raise ValueError(f"{where}, line {ln}: malformed coreference column {cell!r} "
-                             "(expected '-', '(n)', '(n', 'n)' joined by '|')")
+                             "(expected '-', '(n)', '(n', 'n)' joined by '|'; malformed='skip' reads it as '-')")
         for single, opening, closing in _BRACKET.findall(cell):
             if single: mentions.setdefault(single, []).append((tok, tok))
             elif opening:
@@ -77,16 +82,47 @@ def _parse_document(doc, rows, where):
                          f"before the end of document {doc!r}")
     return [tuple(sorted(ms)) for ms in mentions.values() if ms]
 
-def read_conll(path_or_text) -> dict:
-    "Read CoNLL-2011/2012 coreference into `{doc_id: [cluster, ...]}`, a cluster being a tuple of (start, end) token spans."
-    if isinstance(path_or_text, Path) or (isinstance(path_or_text, str) and "\n" not in path_or_text
-                                          and not path_or_text.lstrip().startswith("#")):
-        p = Path(path_or_text)
-        if not p.is_file(): raise ValueError(f"no such CoNLL file: {str(p)!r}")
-        text, where = p.read_text(encoding="utf-8"), str(p)
-    elif isinstance(path_or_text, str): text, where = path_or_text, "<text>"
-    else: raise TypeError(f"read_conll takes a path or CoNLL text, not {type(path_or_text).__name__}")
-    docs, doc, rows, begin_ln = {}, None, [], None
+# %% ../nbs/40_coref.ipynb #2e4eb54e
+class CorefDocuments(dict):
+    "`{doc_id: clustering}` read from CoNLL, remembering its `source` (file or '<text>') and the cells it `skipped`."
+    def __init__(self, docs=(), source="<text>", skipped=None):
+        super().__init__(docs)
+        self.source = source
+        self.skipped = skipped if skipped is not None else pd.DataFrame(columns=["file", "line", "document", "cell"])
+    def __repr__(self):
+        return f"CorefDocuments({len(self)} documents from {self.source}: {dict.__repr__(self)})"
+
+# %% ../nbs/40_coref.ipynb #3a0a368d
+def _conll_source(path_or_text):
+    "The CoNLL text, the name errors use for it and its source (the file, or '<text>'); missing, folder, empty and non-UTF-8 files are errors naming the file."
+    if isinstance(path_or_text, (bytes, bytearray)) or not isinstance(path_or_text, (str, Path)):
+        raise TypeError(f"read_conll takes a path or CoNLL text, not {type(path_or_text).__name__}")
+    if isinstance(path_or_text, str) and ("\n" in path_or_text or path_or_text.lstrip().startswith("#")):
+        return path_or_text, "<text>", "<text>"
+    if isinstance(path_or_text, str) and not path_or_text.strip():
+        raise ValueError("read_conll got an empty string: pass a CoNLL file path or CoNLL text")
+    p = Path(path_or_text)
+    where = f"CoNLL file {str(p)!r}"
+    if not p.exists(): raise ValueError(f"{where} does not exist")
+    if p.is_dir(): raise ValueError(f"{where} is a folder, not a file")
+    raw = p.read_bytes()
+    try: text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = raw[:e.start].count(b"\n") + 1
+        raise ValueError(f"{where} is not UTF-8 text (byte {raw[e.start]:#04x} at line {line}, offset {e.start}); "
+                         "save it as UTF-8") from None
+    return text, where, str(p)
+
+# %% ../nbs/40_coref.ipynb #860a8139
+def read_conll(
+    path_or_text,  # a CoNLL-2011/2012 file path, or the text of one (a string with a newline or starting with '#')
+    malformed: str = "error",  # a coreference cell that is not '-' or brackets: 'error' (file and line named) or 'skip' (read as '-', warned, recorded in `.skipped`)
+) -> CorefDocuments:
+    "Read CoNLL-2011/2012 coreference into `{doc_id: [cluster, ...]}` (ids `name-part`), a cluster being a tuple of (start, end) token spans."
+    check_choice("malformed", malformed, ("error", "skip"))
+    text, where, source = _conll_source(path_or_text)
+    if not text.strip(): raise ValueError(f"{where} is empty: no '#begin document' line, nothing to score")
+    docs, doc, rows, begin_ln, skipped = {}, None, [], None, []
     for ln, line in enumerate(text.splitlines(), 1):
         s = line.strip()
         if not s: continue
@@ -101,7 +137,7 @@ def read_conll(path_or_text) -> dict:
             continue
         if _END.match(s):
             if doc is None: raise ValueError(f"{where}, line {ln}: '#end document' without '#begin document'")
-            docs[doc] = _parse_document(doc, rows, where)
+            docs[doc] = _parse_document(doc, rows, where, malformed, skipped)
             doc = None
             continue
         if s.startswith("#"): continue   # other comment lines
@@ -110,7 +146,13 @@ def read_conll(path_or_text) -> dict:
         rows.append((ln, _split_columns(line.rstrip("\r\n"))))
     if doc is not None:
         raise ValueError(f"{where}, line {begin_ln}: document {doc!r} has no '#end document'")
-    return docs
+    if not docs: raise ValueError(f"{where} holds no document (no '#begin document' line), nothing to score")
+    table = pd.DataFrame([(source, ln, d, c) for ln, d, c in skipped], columns=["file", "line", "document", "cell"])
+    if skipped:
+        shown = ", ".join(f"{ln} ({c!r})" for ln, _, c in skipped[:10]) + (" ..." if len(skipped) > 10 else "")
+        warnings.warn(f"{where}: skipped {len(skipped)} malformed coreference cell(s), read as '-', at line(s) {shown}",
+                      stacklevel=2)
+    return CorefDocuments(docs, source, table)
 
 # %% ../nbs/40_coref.ipynb #e65ff055
 def _is_clustering(x):
@@ -228,14 +270,31 @@ def _prepare(code, d, ent, singletons):
         ent, ent_doc = _renumber(ent[keep], d, slice(None))
     return code, d, ent, ent_doc
 
-def align(key, response, singletons: bool = True, add_response_mentions: bool = False,
-          missing: str = "error") -> Alignment:
+def _check_flag(name, value):
+    "`value` if it is a bool, else a `TypeError` naming the option."
+    if not isinstance(value, (bool, np.bool_)): raise TypeError(f"{name} must be True or False, not {value!r}")
+    return bool(value)
+
+def _source(x, what):
+    "How errors name a side: 'key' or, for documents read from a file, 'key (CoNLL file ...)'."
+    src = getattr(x, "source", None)
+    return f"{what} ({src!r})" if src and src != "<text>" else (f"{what} (<text>)" if src else what)
+
+def align(
+    key,  # the gold clustering, or a dict {doc_id: clustering} (e.g. from `read_conll`)
+    response,  # the system clustering, or a dict with (some of) the key's documents
+    singletons: bool = True,  # keep entities of one mention (False: drop them from both sides)
+    add_response_mentions: bool = False,  # add response mentions absent from the key to the key as singletons
+    missing: str = "error",  # key documents absent from the response: 'error' or 'empty' (scored as empty responses)
+) -> Alignment:
     "Match key and response mentions by exact span and count the mentions each key/response entity pair shares."
+    check_choice("missing", missing, ("error", "empty"))
+    singletons, add_response_mentions = _check_flag("singletons", singletons), _check_flag("add_response_mentions", add_response_mentions)
     kd, k_is_dict = _as_docs(key, "key")
     rd, r_is_dict = _as_docs(response, "response")
     if k_is_dict != r_is_dict:
         raise TypeError("key and response must both be clusterings or both be dicts {doc_id: clustering}")
-    if missing not in ("error", "empty"): raise ValueError(f"missing must be 'error' or 'empty', not {missing!r}")
+    if not kd: raise ValueError(f"{_source(key, 'the key')} has no document: nothing to score")
     extra = [d for d in rd if d not in kd]
     if extra: raise ValueError(f"response documents not in the key: {extra[:5]}{' ...' if len(extra) > 5 else ''}")
     absent = [d for d in kd if d not in rd]
@@ -245,6 +304,8 @@ def align(key, response, singletons: bool = True, add_response_mentions: bool = 
     docs = list(kd)
     rd = {d: rd.get(d, []) for d in docs}
     kt, rt = _flatten(kd, docs, "key"), _flatten(rd, docs, "response")
+    if len(kt[0]) == 0:
+        raise ValueError(f"{_source(key, 'the key')} has no mention in its {len(docs)} document(s): nothing to score")
     kcode, rcode = _codes([kt, rt])
     kcode, kdoc, kent, kent_doc = _prepare(kcode, kt[0], kt[3], singletons)
     rcode, rdoc, rent, rent_doc = _prepare(rcode, rt[0], rt[3], singletons)
@@ -335,7 +396,7 @@ def _ceaf_best(a: Alignment) -> np.ndarray:
 
 def ceaf_counts(a: Alignment, phi: str = "entity") -> np.ndarray:
     "CEAF numerators and denominators per document under the optimal one-to-one entity alignment."
-    if phi not in ("mention", "entity"): raise ValueError(f"phi must be 'mention' or 'entity', not {phi!r}")
+    check_choice("phi", phi, ("mention", "entity"))
     n = a.n_docs
     if "ceaf" not in a._cache: a._cache["ceaf"] = _ceaf_best(a)
     best = a._cache["ceaf"][:, 0 if phi == "mention" else 1]
@@ -379,7 +440,7 @@ def blanc_counts(a: Alignment) -> np.ndarray:
 # %% ../nbs/40_coref.ipynb #0a4ba15e
 def blanc_rpf(counts, rule: str = "reference"):
     "BLANC recall, precision, F1 from link counts (rows: documents or a pooled row)."
-    if rule not in ("reference", "luo2014"): raise ValueError(f"blanc rule must be 'reference' or 'luo2014', not {rule!r}")
+    check_choice("rule", rule, ("reference", "luo2014"))
     counts = np.atleast_2d(np.asarray(counts, float))
     tp_c, c_k, c_r, tp_n, n_k, n_r, m_k, m_r, m = counts.T
     rc, pc = _ratio(tp_c, c_k), _ratio(tp_c, c_r); fc = _f1(rc, pc)
@@ -402,39 +463,62 @@ def mention_counts(a: Alignment) -> np.ndarray:
     shared = _by_doc(np.asarray(a.overlap.sum(axis=1)).ravel(), a.key_doc, n)
     return np.column_stack([shared, _by_doc(a.key_size, a.key_doc, n), shared, _by_doc(a.response_size, a.response_doc, n)])
 
+# %% ../nbs/40_coref.ipynb #d2e8e2fc
 METRICS = ("muc", "bcub", "ceafm", "ceafe", "blanc", "lea", "conll", "mentions")
-_ALIASES = {"b3": "bcub", "b_cubed": "bcub", "bcubed": "bcub", "ceaf_m": "ceafm", "ceaf_e": "ceafe",
-            "conll2012": "conll", "conll-2012": "conll", "mention": "mentions"}
-_COUNTS = {"mentions": mention_counts, "muc": muc_counts, "bcub": bcub_counts, "ceafm": lambda a: ceaf_counts(a, "mention"),
-           "ceafe": lambda a: ceaf_counts(a, "entity"), "lea": lea_counts}
-POOLED = "(pooled)"
+METRIC_LABELS = {"muc": "MUC", "bcub": "B³", "ceafm": "CEAFm", "ceafe": "CEAFe", "blanc": "BLANC", "lea": "LEA",
+                 "conll": "CoNLL-2012", "mentions": "mentions"}
+_ALIASES = {"b3": "bcub", "b_cubed": "bcub", "bcubed": "bcub", "b-cubed": "bcub", "b³": "bcub", "b^3": "bcub",
+            "ceaf_m": "ceafm", "ceaf-m": "ceafm", "ceaf_e": "ceafe", "ceaf-e": "ceafe",
+            "conll2012": "conll", "conll-2012": "conll", "conll_2012": "conll", "mention": "mentions"}
 
-def _metric_names(metrics):
-    if metrics is None or metrics == "all": return list(METRICS)
+def metric_names(
+    metrics=None,  # a name, a list of names (any spelling in `_ALIASES`), 'all' or None (every metric)
+) -> list:
+    "The canonical names (`METRICS`) of `metrics`, in the given order, without repeats; unknown names are a `ValueError`."
+    if metrics is None or (isinstance(metrics, str) and metrics.lower() == "all"): return list(METRICS)
     if isinstance(metrics, str): metrics = [metrics]
+    try: metrics = list(metrics)
+    except TypeError: raise TypeError(f"metrics must be a name or a list of names, not {type(metrics).__name__}") from None
+    if not metrics: raise ValueError("metrics is empty: name at least one metric, or pass None for all")
     out = []
     for m in metrics:
-        name = _ALIASES.get(str(m).lower(), str(m).lower())
+        if not isinstance(m, str): raise TypeError(f"metric names are strings, not {m!r} ({type(m).__name__})")
+        name = _ALIASES.get(m.strip().lower(), m.strip().lower())
         if name not in METRICS: raise ValueError(f"unknown metric {m!r}; choose from {list(METRICS)}")
         if name not in out: out.append(name)
     return out
 
+_COUNTS = {"mentions": mention_counts, "muc": muc_counts, "bcub": bcub_counts, "ceafm": lambda a: ceaf_counts(a, "mention"),
+           "ceafe": lambda a: ceaf_counts(a, "entity"), "lea": lea_counts}
+POOLED = "(pooled)"
+
+# %% ../nbs/40_coref.ipynb #dab00288
 def _rpf(counts):
     r, p = _ratio(counts[:, 0], counts[:, 1]), _ratio(counts[:, 2], counts[:, 3])
     return r, p, _f1(r, p)
 
-def score(key, response, metrics=None, singletons: bool = True, add_response_mentions: bool = False,
-          blanc: str = "reference", per_document: bool = True, pooled: bool = True,
-          missing: str = "error") -> pd.DataFrame:
+def score(
+    key,  # the gold clustering, or a dict {doc_id: clustering} (e.g. from `read_conll`)
+    response,  # the system clustering, or a dict with the key's documents
+    metrics=None,  # names among `METRICS` (aliases accepted), or None for all
+    singletons: bool = True,  # keep entities of one mention
+    add_response_mentions: bool = False,  # add response-only mentions to the key as singletons
+    blanc: str = "reference",  # BLANC's boundary rule: 'reference' (official scorer) or 'luo2014'
+    per_document: bool = True,  # one block of rows per document
+    pooled: bool = True,  # a block of rows pooled over documents (summed counts), named `POOLED`
+    missing: str = "error",  # key documents absent from the response: 'error' or 'empty'
+) -> pd.DataFrame:
     "Recall, precision and F1 of each coreference metric, per document and pooled over documents (summed counts)."
-    names = _metric_names(metrics)
-    if blanc not in ("reference", "luo2014"): raise ValueError(f"blanc must be 'reference' or 'luo2014', not {blanc!r}")
-    if not (per_document or pooled): raise ValueError("ask for per_document and/or pooled scores")
+    names = metric_names(metrics)
+    check_choice("blanc", blanc, ("reference", "luo2014"))
+    per_document, pooled = _check_flag("per_document", per_document), _check_flag("pooled", pooled)
+    if not (per_document or pooled): raise ValueError("per_document and pooled are both False: ask for at least one")
+    if pooled and isinstance(key, (dict, pd.Series)) and POOLED in key:
+        raise ValueError(f"a document is named {POOLED!r}, the label of the pooled rows")
     a = align(key, response, singletons=singletons, add_response_mentions=add_response_mentions, missing=missing)
     need = set(names) | ({"muc", "bcub", "ceafe"} if "conll" in names else set())
     counts = {m: (blanc_counts(a) if m == "blanc" else _COUNTS[m](a)) for m in need if m != "conll"}
     blocks = []
-    if pooled and POOLED in a.docs: raise ValueError(f"a document is named {POOLED!r}, the label of the pooled rows")
     labels, values = [], []
     for label in (["doc"] if per_document else []) + (["pool"] if pooled else []):
         res = {}
