@@ -14,9 +14,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from fastcore.meta import delegates
 from scipy import sparse
 
-from .core import Judgments, as_judgments, progress_bar
+from .core import Judgments, as_judgments, progress_bar, check_choice, check_int, check_number
 
 # %% auto #0
 __all__ = ['TINY', 'wcos', 'CrowdIndex', 'pair_wcos', 'sent_vec', 'sqs', 'wsa', 'wwa', 'wqs', 'p_given', 'rqs', 'srs',
@@ -27,7 +28,7 @@ TINY = 1e-8  # the reference package's SMALL_NUMBER_CONST: its floor for denomin
 
 # %% ../nbs/10_crowdtruth.ipynb #aa53c33e
 def wcos(a, b, rqs=None) -> np.ndarray:
-    "Weighted cosine Wcos of the rows of `a` and `b` (annotations in columns), weights `rqs`; 0 for a zero row."
+    "Low-level (arrays): weighted cosine Wcos of the rows of `a` and `b` (annotations in columns), weights `rqs`; 0 for a zero row."
     a, b = np.atleast_2d(np.asarray(a, float)), np.atleast_2d(np.asarray(b, float))
     r = np.ones(a.shape[1]) if rqs is None else np.asarray(rqs, float)
     num = (a * b * r).sum(axis=1)
@@ -49,8 +50,13 @@ def _group_pairs(keys_sorted):
 
 # %% ../nbs/10_crowdtruth.ipynb #8800650b
 class CrowdIndex:
-    "The fixed sparse structure of a crowd (entries, cells, unit pairs, annotation pairs), built once from `Judgments`."
-    def __init__(self, judgments: Judgments, keep=None):
+    "Low-level: the fixed sparse structure of a crowd (entries, cells, unit pairs, annotation pairs), built once from validated `Judgments`."
+    def __init__(self,
+                 judgments: Judgments,  # validated judgments (`crowdnb.core.as_judgments`), one per (unit, worker)
+                 keep=None):  # boolean mask over the judgments to include (default: all)
+        if not isinstance(judgments, Judgments):
+            raise TypeError(f"CrowdIndex takes validated Judgments (low-level), not {type(judgments).__name__}; "
+                            "read data with crowdnb.core.as_judgments first, or call run(data)")
         J = self.judgments = judgments
         keep = np.ones(J.n_judgments, bool) if keep is None else np.asarray(keep, bool)
         rows = np.flatnonzero(keep)
@@ -113,7 +119,7 @@ class CrowdIndex:
 
 # %% ../nbs/10_crowdtruth.ipynb #eee3c2eb
 def pair_wcos(ix: CrowdIndex, rqs) -> np.ndarray:
-    "Wcos(WorkVec(i,s), WorkVec(j,s)) for every unit pair of `ix` (aligned with `ix.pa`, `ix.pb`)."
+    "Low-level (a `CrowdIndex`, RQS array): Wcos(WorkVec(i,s), WorkVec(j,s)) for every unit pair of `ix` (aligned with `ix.pa`, `ix.pb`)."
     rqs = np.asarray(rqs, float)
     norm = np.sqrt(np.bincount(ix.e_pos, rqs[ix.e_lab] * ix.e_val**2, minlength=len(ix.unit)))
     n = ix.e_val / norm[ix.e_pos]
@@ -121,7 +127,7 @@ def pair_wcos(ix: CrowdIndex, rqs) -> np.ndarray:
 
 # %% ../nbs/10_crowdtruth.ipynb #69a8b33e
 def sent_vec(ix: CrowdIndex, wqs=None) -> sparse.csr_matrix:
-    "SentVec: units x annotations sums of the answer vectors, each weighted by its worker's `wqs` when given."
+    "Low-level (a `CrowdIndex`): SentVec, the units x annotations sums of the answer vectors, each weighted by its worker's `wqs` when given."
     w = np.ones(ix.n_workers) if wqs is None else np.asarray(wqs, float)
     return sparse.csr_matrix((np.bincount(ix.e_cell, w[ix.e_worker] * ix.e_val), (ix.c_unit, ix.c_lab)),
                              shape=(ix.n_units, ix.n_labels))
@@ -134,7 +140,7 @@ def _div(num, den, clamp=0.0):
     return np.divide(num, den, out=np.zeros(np.broadcast(num, den).shape), where=den > 0)
 
 def sqs(ix: CrowdIndex, wqs, rqs, clamp: float = 0.0, cos=None) -> np.ndarray:
-    "SQS (UQS) per unit: the WQS-weighted mean Wcos over pairs of the unit's workers."
+    "Low-level (a `CrowdIndex`, score arrays): SQS (UQS) per unit, the WQS-weighted mean Wcos over pairs of the unit's workers."
     cos = pair_wcos(ix, rqs) if cos is None else cos
     wqs = np.asarray(wqs, float)
     ww = wqs[ix.p_wa] * wqs[ix.p_wb]
@@ -143,7 +149,7 @@ def sqs(ix: CrowdIndex, wqs, rqs, clamp: float = 0.0, cos=None) -> np.ndarray:
 
 # %% ../nbs/10_crowdtruth.ipynb #3075285b
 def wsa(ix: CrowdIndex, sqs, rqs, wqs=None, clamp: float = 0.0) -> np.ndarray:
-    "WSA per worker: Wcos(WorkVec(i,s), SentVec(s) - WorkVec(i,s)) averaged over the worker's units with weights SQS(s)."
+    "Low-level (a `CrowdIndex`, score arrays): WSA per worker, Wcos(WorkVec(i,s), SentVec(s) - WorkVec(i,s)) averaged over the worker's units with weights SQS(s)."
     sqs, rqs = np.asarray(sqs, float), np.asarray(rqs, float)
     w = np.ones(ix.n_workers) if wqs is None else np.asarray(wqs, float)
     npos = len(ix.unit)
@@ -165,7 +171,7 @@ def wsa(ix: CrowdIndex, sqs, rqs, wqs=None, clamp: float = 0.0) -> np.ndarray:
 
 # %% ../nbs/10_crowdtruth.ipynb #595f36b6
 def wwa(ix: CrowdIndex, sqs, wqs, rqs, clamp: float = 0.0, cos=None) -> np.ndarray:
-    "WWA per worker: Wcos with each co-worker on a shared unit, weighted by the co-worker's WQS and the unit's SQS."
+    "Low-level (a `CrowdIndex`, score arrays): WWA per worker, Wcos with each co-worker on a shared unit, weighted by the co-worker's WQS and the unit's SQS."
     cos = pair_wcos(ix, rqs) if cos is None else cos
     sqs, wqs = np.asarray(sqs, float), np.asarray(wqs, float)
     npos = len(ix.unit)
@@ -178,7 +184,7 @@ def wwa(ix: CrowdIndex, sqs, wqs, rqs, clamp: float = 0.0, cos=None) -> np.ndarr
 
 # %% ../nbs/10_crowdtruth.ipynb #5359cb69
 def wqs(wsa, wwa) -> np.ndarray:
-    "WQS per worker: the product of worker-sentence and worker-worker agreement."
+    "Low-level (arrays): WQS per worker, the product of worker-sentence and worker-worker agreement."
     return np.asarray(wsa, float) * np.asarray(wwa, float)
 
 # %% ../nbs/10_crowdtruth.ipynb #2b6d2244
@@ -193,7 +199,7 @@ def _ratio_on(num: sparse.csr_matrix, den: sparse.csr_matrix) -> sparse.csr_matr
     return sparse.csr_matrix((top / den.data, den.indices, den.indptr), shape=den.shape)
 
 def p_given(ix: CrowdIndex, sqs, r: int):
-    "P_r(i|j) for annotation code `r` as a sparse workers x workers matrix, with its denominator (pattern = defined pairs)."
+    "Low-level (a `CrowdIndex`, SQS array): P_r(i|j) for annotation code `r` as a sparse workers x workers matrix, with its denominator (pattern = defined pairs)."
     X = ix.X(r)
     DXT = _scale_rows(X.T.tocsr(), sqs)                            # diag(SQS) X_r^T
     den = (ix.B @ DXT).tocsr(); den.eliminate_zeros()
@@ -201,7 +207,7 @@ def p_given(ix: CrowdIndex, sqs, r: int):
     return _ratio_on(num, den), den
 
 def rqs(ix: CrowdIndex, sqs, wqs, floor: float = TINY, clamp: float = 0.0) -> np.ndarray:
-    "RQS (AQS) per annotation: the WQS-weighted mean of P_r(i|j) over ordered worker pairs i != j where it is defined."
+    "Low-level (a `CrowdIndex`, score arrays): RQS (AQS) per annotation, the WQS-weighted mean of P_r(i|j) over ordered worker pairs i != j where it is defined."
     wqs, W, L = np.asarray(wqs, float), ix.n_workers, ix.n_labels
     sqs = np.asarray(sqs, float)
     # row r*W + j, column i of the stacked matrices holds the pair (i | j) of annotation r
@@ -229,7 +235,7 @@ def _srs_cells(ix: CrowdIndex, wqs, clamp: float = 0.0) -> np.ndarray:
     return _div(num, den[ix.c_unit], clamp)
 
 def srs(ix: CrowdIndex, wqs, clamp: float = 0.0) -> sparse.csr_matrix:
-    "SRS (UAS): units x annotations WQS-weighted share of the unit's workers that chose each annotation."
+    "Low-level (a `CrowdIndex`, WQS array): SRS (UAS), the units x annotations WQS-weighted share of the unit's workers that chose each annotation."
     return sparse.csr_matrix((_srs_cells(ix, wqs, clamp), (ix.c_unit, ix.c_lab)), shape=(ix.n_units, ix.n_labels))
 
 # %% ../nbs/10_crowdtruth.ipynb #eeed2ba9
@@ -241,30 +247,48 @@ class FixedPoint:
     converged: bool
     tol: float
 
-def fixed_point(ix: CrowdIndex, closed: bool = True, tol: float = 1e-6, max_iter: int = 100, weighted: bool = False,
-                clamp: float = 0.0, progress: bool = False) -> FixedPoint:
-    "Iterate SQS, WQS (WSA x WWA) and RQS jointly from all-ones until the largest change is below `tol`."
-    if not tol > 0: raise ValueError(f"tol must be positive, got {tol!r}")
-    if int(max_iter) < 1: raise ValueError(f"max_iter must be at least 1, got {max_iter!r}")
+# %% ../nbs/10_crowdtruth.ipynb #9310210e
+def _flag(name: str, value, none_ok: bool = False):
+    "`value` if it is a bool (or None when `none_ok`), else a `TypeError` naming the option."
+    if (value is None and none_ok) or isinstance(value, (bool, np.bool_)): return value if value is None else bool(value)
+    raise TypeError(f"{name} must be True or False{' or None' if none_ok else ''}, not {value!r} ({type(value).__name__})")
+
+# %% ../nbs/10_crowdtruth.ipynb #38b8be89
+def fixed_point(
+    ix: CrowdIndex,  # the crowd's sparse structure, `CrowdIndex(judgments)`
+    closed: bool = True,  # iterate RQS (a closed task); False: RQS stays 1 (open-ended)
+    tol: float = 1e-6,  # stop after the first iteration whose largest change of any score is below `tol` (> 0)
+    max_iter: int = 100,  # iteration cap (>= 1); reaching it first gives a warning
+    weighted: bool = False,  # WSA against the WQS-weighted SentVec (the reference's rule) instead of the raw one
+    clamp: float = 0.0,  # the reference's floor for denominators (`TINY`); 0: exact ratios, 0/0 -> 0
+    progress: bool | None = None,  # progress bar: None = on a terminal or in live Jupyter only
+) -> FixedPoint:
+    "Low-level (a `CrowdIndex`): iterate SQS, WQS (WSA x WWA) and RQS jointly from all-ones until the largest change is below `tol`."
+    if not isinstance(ix, CrowdIndex):
+        raise TypeError(f"fixed_point takes a CrowdIndex (low-level), not {type(ix).__name__}; call run(data) for judgments")
+    closed, weighted, progress = _flag("closed", closed), _flag("weighted", weighted), _flag("progress", progress, True)
+    tol = check_number("tol", tol, low=0, low_open=True)
+    max_iter = check_int("max_iter", max_iter)
+    clamp = check_number("clamp", clamp, low=0)
     w, u, a = np.ones(ix.n_workers), np.ones(ix.n_units), np.ones(ix.n_labels)
     act_w, act_u = ix.n_per_worker > 0, ix.n_per_unit > 0     # scores of left-out units/workers are not tracked
     trace = [dict(wqs=w, uqs=u, aqs=a, wwa=w, wsa=w)]
     rows, converged = [], False
-    steps = progress_bar(range(int(max_iter)), show=True, desc="CrowdTruth") if progress else range(int(max_iter))
-    for it in steps:
-        cos = pair_wcos(ix, a)
-        a_new = rqs(ix, u, w, clamp=clamp) if closed else a
-        u_new = sqs(ix, w, a, clamp, cos)
-        wwa_ = wwa(ix, u, w, a, clamp, cos)
-        wsa_ = wsa(ix, u, a, w if weighted else None, clamp)
-        w_new = wqs(wsa_, wwa_)
-        d = dict(wqs=np.abs(w_new - w)[act_w].max(initial=0.0), uqs=np.abs(u_new - u)[act_u].max(initial=0.0),
-                 aqs=np.abs(a_new - a).max(initial=0.0))
-        d["max"] = max(d.values())
-        rows.append(d)
-        w, u, a = w_new, u_new, a_new
-        trace.append(dict(wqs=w, uqs=u, aqs=a, wwa=wwa_, wsa=wsa_))
-        if d["max"] < tol: converged = True; break
+    with progress_bar(range(max_iter), show=progress, desc="CrowdTruth") as steps:
+        for it in steps:
+            cos = pair_wcos(ix, a)
+            a_new = rqs(ix, u, w, clamp=clamp) if closed else a
+            u_new = sqs(ix, w, a, clamp, cos)
+            wwa_ = wwa(ix, u, w, a, clamp, cos)
+            wsa_ = wsa(ix, u, a, w if weighted else None, clamp)
+            w_new = wqs(wsa_, wwa_)
+            d = dict(wqs=np.abs(w_new - w)[act_w].max(initial=0.0), uqs=np.abs(u_new - u)[act_u].max(initial=0.0),
+                     aqs=np.abs(a_new - a).max(initial=0.0))
+            d["max"] = max(d.values())
+            rows.append(d)
+            w, u, a = w_new, u_new, a_new
+            trace.append(dict(wqs=w, uqs=u, aqs=a, wwa=wwa_, wsa=wsa_))
+            if d["max"] < tol: converged = True; break
     if not converged:
         warnings.warn(f"CrowdTruth scores did not converge in {max_iter} iterations (last change {rows[-1]['max']:.2e} >= tol {tol})")
     hist = pd.DataFrame(rows, index=pd.RangeIndex(1, len(rows) + 1, name="iteration"))
@@ -278,7 +302,7 @@ class CrowdTruthResult:
     workers: pd.DataFrame
     annotations: pd.DataFrame
     history: pd.DataFrame
-    trace: list
+    trace: list            # per iteration: dict of Series wqs, wwa, wsa (by worker), uqs (by unit), aqs (by label)
     converged: bool
     closed: bool
     options: dict
@@ -325,19 +349,28 @@ def _as_dicts(t: pd.DataFrame) -> list:
     return [dict(zip(labs[a:b], vals[a:b])) for a, b in zip(cuts[:-1], cuts[1:])]
 
 # %% ../nbs/10_crowdtruth.ipynb #1aadca82
-def run(judgments, unit=None, worker=None, label=None, *, sep=None, labels=None, open_ended=None,
-        reference: bool = False, tol=None, max_iter=None, empty=None, single=None, sentvec=None,
-        progress: bool = False) -> CrowdTruthResult:
-    "CrowdTruth 2.0 unit, worker and annotation quality scores of a judgment table (or `Judgments`)."
-    if isinstance(judgments, Judgments):
-        given = [k for k, v in dict(unit=unit, worker=worker, label=label, sep=sep, labels=labels, empty=empty).items()
-                 if v is not None]
-        if given: raise ValueError(f"{', '.join(given)} apply to a table; a Judgments object is already validated")
-        J = judgments
-    elif isinstance(judgments, pd.DataFrame) or isinstance(judgments, (str,)) or hasattr(judgments, "__fspath__"):
-        kw = dict(sep=sep, labels=labels, empty=empty or ("drop" if reference else "error"))
-        J = as_judgments(judgments, unit=unit, worker=worker, label=label, **kw)
-    else: raise TypeError(f"judgments must be a DataFrame, a CSV path or a Judgments, not {type(judgments).__name__}")
+@delegates(as_judgments, but=["data"])
+def run(
+    data,  # the judgments: a `Judgments`, a long DataFrame (one row per judgment) or a CSV path, read by `as_judgments`
+    *,
+    labels=None,  # the annotation set, in order: a closed task; None (default): an open-ended task, annotations as they occur
+    open_ended: bool | None = None,  # None: open-ended unless the judgments declare their labels; True/False force it
+    reference: bool = False,  # reproduce the crowdtruth 2.1 package (its tolerance, clamps, weighted SentVec, dropped units)
+    tol: float | None = None,  # stop once the largest change of any score is below tol (> 0); None: 1e-6, or 1e-3 with `reference`
+    max_iter: int | None = None,  # iteration cap (>= 1); None: 100, or 1000 with `reference`
+    single: str | None = None,  # units with one judgment: 'keep' (NaN scores) or 'drop'; None: 'keep', or 'drop' with `reference`
+    sentvec: str | None = None,  # SentVec in WSA: 'raw' (the seed) or 'weighted' by WQS (the reference); None: by mode
+    progress: bool | None = None,  # progress bar: None = on a terminal or in live Jupyter only
+    **kwargs,  # input options of `as_judgments` (unit, worker, label, sep, empty, duplicates, format, ...)
+) -> CrowdTruthResult:
+    "CrowdTruth 2.0 unit, worker and annotation quality scores of judgments (open-ended unless `labels` is given)."
+    reference, open_ended = _flag("reference", reference), _flag("open_ended", open_ended, True)
+    progress = _flag("progress", progress, True)
+    tol = (1e-3 if reference else 1e-6) if tol is None else check_number("tol", tol, low=0, low_open=True)
+    max_iter = (1000 if reference else 100) if max_iter is None else check_int("max_iter", max_iter)
+    single = check_choice("single", single or ("drop" if reference else "keep"), ("keep", "drop"))
+    sentvec = check_choice("sentvec", sentvec or ("weighted" if reference else "raw"), ("raw", "weighted"))
+    J = as_judgments(data, labels=labels, **kwargs)
     rep = J.repeated_pairs()                                  # e.g. one judgment per dimension: not one crowd
     if len(rep):
         f = J.frame.iloc[rep[0]]
@@ -345,17 +378,12 @@ def run(judgments, unit=None, worker=None, label=None, *, sep=None, labels=None,
                          f"{' ...' if len(rep) > 5 else ''} repeat a (unit, worker) pair (unit={f['unit']!r}, "
                          f"worker={f['worker']!r})" + ("; run each dimension separately" if "dimension" in J.frame else ""))
     closed = J.closed if open_ended is None else not open_ended
-    tol = (1e-3 if reference else 1e-6) if tol is None else float(tol)
-    max_iter = (1000 if reference else 100) if max_iter is None else max_iter
-    single = single or ("drop" if reference else "keep")
-    sentvec = sentvec or ("weighted" if reference else "raw")
-    if single not in ("keep", "drop"): raise ValueError(f"single must be 'keep' or 'drop', not {single!r}")
-    if sentvec not in ("raw", "weighted"): raise ValueError(f"sentvec must be 'raw' or 'weighted', not {sentvec!r}")
     clamp = TINY if reference else 0.0
     n_per_unit = np.bincount(J.unit_code, minlength=J.n_units)
     act_u = n_per_unit > 1
     if not act_u.any():
-        raise ValueError("every unit has a single judgment: CrowdTruth agreement needs two or more workers per unit")
+        raise ValueError(f"every unit has a single judgment ({J.n_units} units, {J.n_workers} worker(s)): "
+                         "CrowdTruth agreement needs two or more workers per unit")
     if not act_u.all():
         lone = J.units[~act_u]
         warnings.warn(f"{len(lone)} unit(s) with a single judgment ({', '.join(map(str, lone[:5]))}"
@@ -381,8 +409,10 @@ def run(judgments, unit=None, worker=None, label=None, *, sep=None, labels=None,
     if single == "drop":
         units, workers = units[act_u], workers[act_w]
         if not closed: ann = ann[np.asarray(ix.V.sum(axis=0)).ravel() > 0]
+    axes = dict(wqs=J.workers, wwa=J.workers, wsa=J.workers, uqs=J.units, aqs=J.labels)
+    trace = [{k: pd.Series(v, axes[k], name=k) for k, v in t.items()} for t in fp.trace]
     opts = dict(reference=reference, tol=tol, max_iter=max_iter, single=single, sentvec=sentvec, clamp=clamp)
-    return CrowdTruthResult(units, workers, ann, fp.history, fp.trace, fp.converged, closed, opts, cells)
+    return CrowdTruthResult(units, workers, ann, fp.history, trace, fp.converged, closed, opts, cells)
 
 # %% ../nbs/10_crowdtruth.ipynb #1e3ac8b5
 def _tutorial_configs():
@@ -422,26 +452,50 @@ def _tutorial_configs():
         "crowdtruth_temp": ("temp.standardized.csv", std, None, dict(labels=["before", "after"])),
     }
 
-def tutorial_run(name: str, folder) -> CrowdTruthResult:
+# %% ../nbs/10_crowdtruth.ipynb #04f3648b
+def _tutorial_path(folder, *parts) -> Path:
+    "`folder`/`parts`, or a `ValueError` naming the folder or file that is missing."
+    root = Path(folder)
+    if not root.is_dir():
+        raise ValueError(f"tutorial folder {str(root)!r} " + ("is not a folder" if root.exists() else "does not exist")
+                         + " (the crowdtruth repository's tutorial/data folder)")
+    p = root.joinpath(*parts)
+    if not p.is_file(): raise ValueError(f"tutorial file {str(p)!r} " + ("is not a file" if p.exists() else "does not exist"))
+    return p
+
+# %% ../nbs/10_crowdtruth.ipynb #843fd3a3
+def tutorial_run(
+    name: str,  # a stored result of the crowdtruth tutorials, e.g. 'binary-relex' (the keys of `_tutorial_configs()`)
+    folder,  # the crowdtruth repository's tutorial/data folder
+) -> CrowdTruthResult:
     "Run the reference mode on one of the crowdtruth tutorial inputs in `folder`, configured as its stored results were."
     configs = _tutorial_configs()
-    if name not in configs: raise ValueError(f"unknown tutorial result {name!r}; choose from {list(configs)}")
+    check_choice("name", name, tuple(configs))
     file, cols, prep, opts = configs[name]
-    df = pd.read_csv(Path(folder) / file)
+    df = pd.read_csv(_tutorial_path(folder, file))
     if prep is not None: df = df.assign(**{cols["label"]: prep(df[cols["label"]])})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return run(df, cols["unit"], cols["worker"], cols["label"], reference=True, **opts)
+        return run(df, **cols, reference=True, empty="drop", **opts)     # the reference drops empty answers
 
-def tutorial_stored(name: str, folder) -> dict:
+# %% ../nbs/10_crowdtruth.ipynb #305f552b
+def tutorial_stored(
+    name: str,  # a stored result of the crowdtruth tutorials, as in `tutorial_run`
+    folder,  # the crowdtruth repository's tutorial/data folder (the results are in its `results` subfolder)
+) -> dict:
     "The stored units, workers and annotations tables of a tutorial result in `folder`/results (ids as strings)."
+    check_choice("name", name, tuple(_tutorial_configs()))
+    files = ({p: f"{name}-{p}.csv" for p in ("units", "workers", "annotations")} if not name.startswith("crowdtruth_")
+             else {p: f"crowdtruth_{p}_{name.split('_')[1]}.csv" for p in ("units", "workers")})
     res = Path(folder) / "results"
-    files = ({p: res / f"{name}-{p}.csv" for p in ("units", "workers", "annotations")} if not name.startswith("crowdtruth_")
-             else {p: res / f"crowdtruth_{p}_{name.split('_')[1]}.csv" for p in ("units", "workers")})
+    if not res.is_dir():
+        raise ValueError(f"tutorial results folder {str(res)!r} does not exist (the crowdtruth repository's "
+                         "tutorial/data/results)")
     out = {}
     for part, f in files.items():
-        if f.exists():
-            t = pd.read_csv(f, index_col=0)
+        if (res / f).exists():
+            t = pd.read_csv(res / f, index_col=0)
             t.index = t.index.map(lambda v: str(v).lower() if isinstance(v, (bool, np.bool_)) else str(v))
             out[part] = t
+    if not out: raise ValueError(f"no stored result {name!r} in {str(res)!r}: {', '.join(files.values())} do not exist")
     return out

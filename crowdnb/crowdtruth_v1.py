@@ -6,23 +6,24 @@ Docs: https://crowdnb.github.io/crowdnb/crowdtruth_v1.html.md"""
 
 # %% ../nbs/11_crowdtruth_v1.ipynb #5017e335
 from __future__ import annotations
-import os, re
+import os, re, warnings
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from fastcore.meta import delegates
 from scipy import sparse
 
-from .core import Judgments, as_judgments
+from .core import Judgments, as_judgments, check_choice
 
 # %% auto #0
-__all__ = ['as_judgments', 'sentence_relation_score', 'sentence_clarity', 'relation_clarity', 'relation_cooccurrence',
-           'relation_probability', 'relation_similarity', 'relation_ambiguity', 'annotations_per_sentence',
-           'pairwise_agreement', 'worker_agreement', 'worker_sentence_cosine', 'worker_cosine', 'worker_sentence_score',
-           'majority_relations', 'worker_relation_score', 'CrowdTruthV1', 'metrics', 'write_workbooks',
-           'plot_relation_similarity', 'plot_sentence_clarity']
+__all__ = ['sentence_relation_score', 'sentence_clarity', 'relation_clarity', 'relation_cooccurrence', 'relation_probability',
+           'relation_similarity', 'relation_ambiguity', 'annotations_per_sentence', 'pairwise_agreement',
+           'worker_agreement', 'worker_sentence_cosine', 'worker_cosine', 'worker_sentence_score', 'majority_relations',
+           'worker_relation_score', 'CrowdTruthV1', 'metrics', 'write_workbooks', 'plot_relation_similarity',
+           'plot_sentence_clarity']
 
 # %% ../nbs/11_crowdtruth_v1.ipynb #0dd5abf1
 def _ratio(num, den):
@@ -30,11 +31,13 @@ def _ratio(num, den):
     num, den = np.asarray(num, float), np.asarray(den, float)
     return np.divide(num, den, out=np.full(np.broadcast(num, den).shape, np.nan), where=den > 0)
 
+# %% ../nbs/11_crowdtruth_v1.ipynb #a55998ab
 def _rows(idx, limit=5):
     idx = [int(i) for i in idx]
     more = f" and {len(idx) - limit} more" if len(idx) > limit else ""
     return ", ".join(map(str, idx[:limit])) + more
 
+# %% ../nbs/11_crowdtruth_v1.ipynb #dc3ae7be
 def _check(j: Judgments) -> Judgments:
     "Raise a clear error unless `j` has one judgment per (sentence, worker), each with at least one relation."
     if j.n_judgments == 0: raise ValueError("judgments are empty: no rows to analyse")
@@ -50,21 +53,11 @@ def _check(j: Judgments) -> Judgments:
                          "as a 'none' relation (as_judgments(..., empty='label'))")
     return j
 
-def as_judgments(judgments, **load_kwargs) -> Judgments:
-    "A checked `Judgments` from a `Judgments` object, a DataFrame or a CSV path (`load_kwargs` go to `as_judgments`)."
-    if isinstance(judgments, Judgments):
-        if load_kwargs:
-            raise TypeError(f"column options {sorted(load_kwargs)} apply to a DataFrame or a CSV path, "
-                            "not to an already loaded Judgments object")
-        return _check(judgments)
-    if isinstance(judgments, (pd.DataFrame, str, os.PathLike)):
-        return _check(as_judgments(judgments, **load_kwargs))
-    raise TypeError(f"judgments must be a crowdnb.core.Judgments, a pandas DataFrame or a CSV path, "
-                    f"not {type(judgments).__name__}")
-
+# %% ../nbs/11_crowdtruth_v1.ipynb #8dc4cf22
 def _norm_rows(m: sparse.spmatrix) -> np.ndarray:
     return np.sqrt(np.asarray(m.multiply(m).sum(axis=1)).ravel())
 
+# %% ../nbs/11_crowdtruth_v1.ipynb #36d95092
 class _Job:
     "The sparse arrays of one checked `Judgments` object, each computed once on first use."
     def __init__(self, j: Judgments): self.j = j
@@ -79,16 +72,23 @@ class _Job:
     @cached_property
     def normV(self): return _norm_rows(self.V)
 
-def _job(judgments, **load_kwargs) -> _Job:
-    return _Job(as_judgments(judgments, **load_kwargs))
+# %% ../nbs/11_crowdtruth_v1.ipynb #d64b15aa
+def _job(data, **kwargs) -> _Job:
+    "The arrays of `data` read by the front door `as_judgments(data, **kwargs)` and checked for CrowdTruth 1.0."
+    return _Job(_check(as_judgments(data, **kwargs)))
 
 # %% ../nbs/11_crowdtruth_v1.ipynb #590be48d
 def _srs(a: _Job) -> np.ndarray:
     return np.minimum(sparse.csr_matrix(sparse.diags(1 / a.normV) @ a.V).toarray(), 1.0)
 
-def sentence_relation_score(judgments) -> pd.DataFrame:
+# %% ../nbs/11_crowdtruth_v1.ipynb #3dadedd4
+@delegates(as_judgments, but=["data"])
+def sentence_relation_score(
+    data,  # the judgments: a `Judgments`, a long DataFrame (one row per judgment) or a CSV path, read by `as_judgments`
+    **kwargs,  # input options of `as_judgments` (unit, worker, label, labels, sep, empty, duplicates, format, ...)
+) -> pd.DataFrame:
     "Sentence x relation table of cos(sentence vector, unit vector of the relation) = V[s,R] / |V[s]|."
-    a = _job(judgments)
+    a = _job(data, **kwargs)
     return pd.DataFrame(_srs(a), index=a.j.units, columns=a.j.labels)
 
 # %% ../nbs/11_crowdtruth_v1.ipynb #933d5fec
@@ -106,14 +106,23 @@ def relation_clarity(sentence_relation: pd.DataFrame) -> pd.Series:
     return sentence_relation.max(axis=0).rename("clarity")
 
 # %% ../nbs/11_crowdtruth_v1.ipynb #151ce52d
-def relation_cooccurrence(judgments) -> pd.DataFrame:
+@delegates(as_judgments, but=["data"])
+def relation_cooccurrence(
+    data,  # the judgments: a `Judgments`, a long DataFrame (one row per judgment) or a CSV path, read by `as_judgments`
+    **kwargs,  # input options of `as_judgments` (unit, worker, label, labels, sep, empty, duplicates, format, ...)
+) -> pd.DataFrame:
     "numOccurrences(A n B): annotations holding both relations (diagonal: numOccurrences(A)), as X'X."
-    a = _job(judgments)
+    a = _job(data, **kwargs)
     return pd.DataFrame((a.Xb.T @ a.Xb).toarray(), index=a.j.labels, columns=a.j.labels)
 
-def relation_probability(judgments) -> tuple[pd.Series, pd.DataFrame]:
+# %% ../nbs/11_crowdtruth_v1.ipynb #5dba85b7
+@delegates(as_judgments, but=["data"])
+def relation_probability(
+    data,  # the judgments: a `Judgments`, a long DataFrame (one row per judgment) or a CSV path, read by `as_judgments`
+    **kwargs,  # input options of `as_judgments` (unit, worker, label, labels, sep, empty, duplicates, format, ...)
+) -> tuple[pd.Series, pd.DataFrame]:
     "P(A) and P(A n B): occurrences divided by totalNumberOfRelations (the number of relation ticks)."
-    co = relation_cooccurrence(judgments)
+    co = relation_cooccurrence(data, **kwargs)
     total = np.trace(co.to_numpy())
     return (pd.Series(np.diag(co.to_numpy()) / total, index=co.index, name="probability"), co / total)
 
@@ -124,9 +133,14 @@ def _similarity(co: np.ndarray) -> np.ndarray:
     np.fill_diagonal(m, np.where(n > 0, 0.0, np.nan))
     return m
 
-def relation_similarity(judgments) -> pd.DataFrame:
+# %% ../nbs/11_crowdtruth_v1.ipynb #95c049bf
+@delegates(as_judgments, but=["data"])
+def relation_similarity(
+    data,  # the judgments: a `Judgments`, a long DataFrame (one row per judgment) or a CSV path, read by `as_judgments`
+    **kwargs,  # input options of `as_judgments` (unit, worker, label, labels, sep, empty, duplicates, format, ...)
+) -> pd.DataFrame:
     "Matrix M[A, B] = P(A | B) = numOccurrences(A n B) / numOccurrences(B), zero diagonal, NaN columns for unused B."
-    a = _job(judgments)
+    a = _job(data, **kwargs)
     m = _similarity((a.Xb.T @ a.Xb).toarray())
     return pd.DataFrame(m, index=a.j.labels.rename("A (also annotated)"), columns=a.j.labels.rename("B (given)"))
 
@@ -142,9 +156,13 @@ def relation_ambiguity(similarity: pd.DataFrame) -> pd.Series:
     return pd.Series(amb, index=pd.Index(similarity.columns, name="label"), name="ambiguity")
 
 # %% ../nbs/11_crowdtruth_v1.ipynb #1b684b39
-def annotations_per_sentence(judgments) -> pd.Series:
+@delegates(as_judgments, but=["data"])
+def annotations_per_sentence(
+    data,  # the judgments: a `Judgments`, a long DataFrame (one row per judgment) or a CSV path, read by `as_judgments`
+    **kwargs,  # input options of `as_judgments` (unit, worker, label, labels, sep, empty, duplicates, format, ...)
+) -> pd.Series:
     "Mean number of distinct relations a worker ticked per sentence."
-    a = _job(judgments)
+    a = _job(data, **kwargs)
     W = a.j.judgment_workers()
     return pd.Series((W @ a.ticks) / (W @ np.ones(a.j.n_judgments)), index=a.j.workers, name="annotations_per_sentence")
 
@@ -159,6 +177,7 @@ def _pairs(a: _Job):
     inc = j.incidence()
     return (Z @ Z.T).tocsr(), (T @ inc).tocsr(), (inc.T @ inc).tocsr()
 
+# %% ../nbs/11_crowdtruth_v1.ipynb #ebaf02b5
 def _pairwise(a: _Job) -> pd.DataFrame:
     j = a.j
     common, ticks, n = _pairs(a)
@@ -171,10 +190,16 @@ def _pairwise(a: _Job) -> pd.DataFrame:
                         "relations_in_common": hits.astype(int), "annotations": den.astype(int), "agr": hits / den})
     return out.sort_values(["worker", "coworker"], ignore_index=True)
 
-def pairwise_agreement(judgments) -> pd.DataFrame:
+# %% ../nbs/11_crowdtruth_v1.ipynb #1739d6fb
+@delegates(as_judgments, but=["data"])
+def pairwise_agreement(
+    data,  # the judgments: a `Judgments`, a long DataFrame (one row per judgment) or a CSV path, read by `as_judgments`
+    **kwargs,  # input options of `as_judgments` (unit, worker, label, labels, sep, empty, duplicates, format, ...)
+) -> pd.DataFrame:
     "agr(w_i, w_j) over the sentences S' both annotated, one row per ordered pair of distinct workers sharing a sentence."
-    return _pairwise(_job(judgments))
+    return _pairwise(_job(data, **kwargs))
 
+# %% ../nbs/11_crowdtruth_v1.ipynb #aad372f0
 def _agreement(a: _Job, pairs: pd.DataFrame) -> np.ndarray:
     j = a.j
     i = j.workers.get_indexer(pairs["worker"])
@@ -183,9 +208,14 @@ def _agreement(a: _Job, pairs: pd.DataFrame) -> np.ndarray:
     den = np.bincount(i, weights=w, minlength=j.n_workers)
     return _ratio(num, den)
 
-def worker_agreement(judgments) -> pd.Series:
+# %% ../nbs/11_crowdtruth_v1.ipynb #70711645
+@delegates(as_judgments, but=["data"])
+def worker_agreement(
+    data,  # the judgments: a `Judgments`, a long DataFrame (one row per judgment) or a CSV path, read by `as_judgments`
+    **kwargs,  # input options of `as_judgments` (unit, worker, label, labels, sep, empty, duplicates, format, ...)
+) -> pd.Series:
     "Mean of agr(w_i, w_j) over the other workers, weighted by the number of sentences in common."
-    a = _job(judgments)
+    a = _job(data, **kwargs)
     return pd.Series(_agreement(a, _pairwise(a)), index=a.j.workers, name="agreement")
 
 # %% ../nbs/11_crowdtruth_v1.ipynb #a32853b1
@@ -200,49 +230,73 @@ def _cosines(a: _Job) -> np.ndarray:
         cos = np.where(rr > 0, dot / np.sqrt(np.where(rr > 0, rr, 1) * xx), np.nan)
     return np.clip(cos, 0.0, 1.0)
 
+# %% ../nbs/11_crowdtruth_v1.ipynb #733f45b9
 def _judgment_index(j: Judgments, rows=slice(None)) -> pd.MultiIndex:
     return pd.MultiIndex(levels=[j.units, j.workers], codes=[j.unit_code[rows], j.worker_code[rows]],
                          names=["unit", "worker"])
 
-def worker_sentence_cosine(judgments) -> pd.Series:
+# %% ../nbs/11_crowdtruth_v1.ipynb #3dd65abc
+@delegates(as_judgments, but=["data"])
+def worker_sentence_cosine(
+    data,  # the judgments: a `Judgments`, a long DataFrame (one row per judgment) or a CSV path, read by `as_judgments`
+    **kwargs,  # input options of `as_judgments` (unit, worker, label, labels, sep, empty, duplicates, format, ...)
+) -> pd.Series:
     "cos(restVector, workerVector) per (sentence, worker), restVector = sentence vector minus the worker's vector."
-    a = _job(judgments)
+    a = _job(data, **kwargs)
     return pd.Series(_cosines(a), index=_judgment_index(a.j), name="cosine")
 
+# %% ../nbs/11_crowdtruth_v1.ipynb #107859c5
 def _mean_by_worker(a: _Job, v: np.ndarray) -> np.ndarray:
     ok = ~np.isnan(v)
     W = a.j.judgment_workers()
     num, den = W @ np.where(ok, v, 0.0), W @ ok.astype(float)
     return _ratio(num, den)
 
-def worker_cosine(judgments) -> pd.Series:
+# %% ../nbs/11_crowdtruth_v1.ipynb #e21fa181
+@delegates(as_judgments, but=["data"])
+def worker_cosine(
+    data,  # the judgments: a `Judgments`, a long DataFrame (one row per judgment) or a CSV path, read by `as_judgments`
+    **kwargs,  # input options of `as_judgments` (unit, worker, label, labels, sep, empty, duplicates, format, ...)
+) -> pd.Series:
     "Mean over the worker's sentences of cos(restVector, workerVector); sentences without other workers are skipped."
-    a = _job(judgments)
+    a = _job(data, **kwargs)
     return pd.Series(_mean_by_worker(a, _cosines(a)), index=a.j.workers, name="cosine")
 
 # %% ../nbs/11_crowdtruth_v1.ipynb #3ec14782
 def _clarity(a: _Job) -> np.ndarray:
     return np.minimum(a.V.max(axis=1).toarray().ravel() / a.normV, 1.0)
 
-def worker_sentence_score(judgments) -> pd.Series:
+# %% ../nbs/11_crowdtruth_v1.ipynb #a4a6ee17
+@delegates(as_judgments, but=["data"])
+def worker_sentence_score(
+    data,  # the judgments: a `Judgments`, a long DataFrame (one row per judgment) or a CSV path, read by `as_judgments`
+    **kwargs,  # input options of `as_judgments` (unit, worker, label, labels, sep, empty, duplicates, format, ...)
+) -> pd.Series:
     "Clarity(sentence) - cos(restVector, workerVector) per (sentence, worker): low means close to the crowd."
-    a = _job(judgments)
+    a = _job(data, **kwargs)
     return pd.Series(_clarity(a)[a.j.unit_code] - _cosines(a), index=_judgment_index(a.j), name="score")
 
 # %% ../nbs/11_crowdtruth_v1.ipynb #d5ea62a7
-def majority_relations(judgments) -> pd.DataFrame:
+@delegates(as_judgments, but=["data"])
+def majority_relations(
+    data,  # the judgments: a `Judgments`, a long DataFrame (one row per judgment) or a CSV path, read by `as_judgments`
+    **kwargs,  # input options of `as_judgments` (unit, worker, label, labels, sep, empty, duplicates, format, ...)
+) -> pd.DataFrame:
     "Boolean sentence x relation table: True for the relation(s) with the largest count in the sentence vector (ties kept)."
-    a = _job(judgments)
+    a = _job(data, **kwargs)
     return pd.DataFrame(_majority(a).toarray().astype(bool), index=a.j.units, columns=a.j.labels)
 
+# %% ../nbs/11_crowdtruth_v1.ipynb #8bb87aa4
 def _majority(a: _Job) -> sparse.csr_matrix:
     V = a.V.tocoo()
     vmax = a.V.max(axis=1).toarray().ravel()
     top = V.data == vmax[V.row]
     return sparse.csr_matrix((np.ones(top.sum()), (V.row[top], V.col[top])), shape=V.shape)
 
+# %% ../nbs/11_crowdtruth_v1.ipynb #3d39d304
 _SUBTRACT = ("worker_sentence_score", "cosine")
 
+# %% ../nbs/11_crowdtruth_v1.ipynb #fb912758
 def _worker_relation(a: _Job, values: np.ndarray) -> np.ndarray:
     "Average of per-judgment `values` over S_w[R], workers x relations (NaN where empty)."
     ok = ~np.isnan(values)
@@ -252,10 +306,17 @@ def _worker_relation(a: _Job, values: np.ndarray) -> np.ndarray:
     den = (W @ M.multiply(ok.astype(float)[:, None])).toarray()
     return _ratio(num, den)
 
-def worker_relation_score(judgments, subtract: str = "worker_sentence_score") -> pd.DataFrame:
+# %% ../nbs/11_crowdtruth_v1.ipynb #d8a5fe0c
+@delegates(as_judgments, but=["data"])
+def worker_relation_score(
+    data,  # the judgments: a `Judgments`, a long DataFrame (one row per judgment) or a CSV path, read by `as_judgments`
+    *,
+    subtract: str = "worker_sentence_score",  # what is subtracted from the relation clarity: 'worker_sentence_score' (the prose) or 'cosine' (the formula)
+    **kwargs,  # input options of `as_judgments` (unit, worker, label, labels, sep, empty, duplicates, format, ...)
+) -> pd.DataFrame:
     "Worker x relation table: RelationClarity(R) minus the worker's average worker-sentence score (or cosine) over S_w[R]."
-    if subtract not in _SUBTRACT: raise ValueError(f"subtract must be one of {_SUBTRACT}, not {subtract!r}")
-    a = _job(judgments)
+    check_choice("subtract", subtract, _SUBTRACT)
+    a = _job(data, **kwargs)
     cos = _cosines(a)
     values = _clarity(a)[a.j.unit_code] - cos if subtract == "worker_sentence_score" else cos
     rc = _srs(a).max(axis=0)
@@ -285,13 +346,21 @@ class CrowdTruthV1:
         return (f"CrowdTruthV1({len(self.sentences)} sentences, {len(self.workers)} workers, "
                 f"{len(self.relations)} relations)")
 
-def metrics(judgments, unit=None, worker=None, label=None, *, subtract: str = "worker_sentence_score",
-            **load_kwargs) -> CrowdTruthV1:
-    "All CrowdTruth 1.0 worker, sentence and relation metrics of a job (a Judgments object, DataFrame or CSV path)."
-    if subtract not in _SUBTRACT: raise ValueError(f"subtract must be one of {_SUBTRACT}, not {subtract!r}")
-    cols = {k: v for k, v in dict(unit=unit, worker=worker, label=label).items() if v is not None}
-    a = _job(judgments, **cols, **load_kwargs)
+# %% ../nbs/11_crowdtruth_v1.ipynb #a153f35d
+@delegates(as_judgments, but=["data"])
+def metrics(
+    data,  # the judgments: a `Judgments`, a long DataFrame (one row per judgment) or a CSV path, read by `as_judgments`
+    *,
+    subtract: str = "worker_sentence_score",  # worker-relation score: subtract the 'worker_sentence_score' (the prose) or the 'cosine' (the formula)
+    **kwargs,  # input options of `as_judgments` (unit, worker, label, labels, sep, empty, duplicates, format, ...)
+) -> CrowdTruthV1:
+    "All CrowdTruth 1.0 worker, sentence and relation metrics of a job, as DataFrames indexed by the workers', sentences' and relations' ids."
+    check_choice("subtract", subtract, _SUBTRACT)
+    a = _job(data, **kwargs)
     j = a.j
+    if not (np.diff(j.incidence().indptr) > 1).any():
+        warnings.warn(f"no sentence has two or more workers ({j.n_units} sentences, {j.n_workers} worker(s)): worker "
+                      "cosines, agreements and worker-relation scores are NaN")
     W, U = j.judgment_workers(), j.judgment_units()
     # sentences
     srs = pd.DataFrame(_srs(a), index=j.units, columns=j.labels)
@@ -327,13 +396,54 @@ def metrics(judgments, unit=None, worker=None, label=None, *, subtract: str = "w
 # %% ../nbs/11_crowdtruth_v1.ipynb #dff648b2
 _EXCEL_ROWS = 1_048_575
 
+# %% ../nbs/11_crowdtruth_v1.ipynb #ee3be116
 def _sheet(df: pd.DataFrame, name: str) -> pd.DataFrame:
     if len(df) > _EXCEL_ROWS:
         raise ValueError(f"sheet {name!r} would have {len(df):,} rows, more than Excel's {_EXCEL_ROWS:,}; "
                          "save the result's DataFrames as CSV or Parquet instead")
     return df
 
-def write_workbooks(result: CrowdTruthV1, job_id, folder) -> tuple[Path, Path]:
+# %% ../nbs/11_crowdtruth_v1.ipynb #cb41cb86
+_FORMULA_START = ("=", "+", "-", "@")    # what a spreadsheet may read as the start of a formula
+
+def _text_cells(ws) -> int:
+    "Mark every text cell of the openpyxl worksheet `ws` that begins like a formula as text (exact value, quote prefix); returns how many."
+    n = 0
+    for row in ws.iter_rows():
+        for cell in row:
+            v = cell.value
+            if isinstance(v, str) and v.startswith(_FORMULA_START):
+                cell.data_type = "s"; cell.quotePrefix = True; n += 1
+    return n
+
+# %% ../nbs/11_crowdtruth_v1.ipynb #c3a0d5bb
+def _write_xlsx(path, sheets: dict) -> Path:
+    "Write the DataFrames `sheets` (name -> DataFrame) as one workbook at `path`: text never becomes a formula; no half-written file."
+    from openpyxl.utils.exceptions import IllegalCharacterError
+    path = Path(path)
+    tmp = path.with_name(f".{path.stem}.partial.xlsx")
+    name = None
+    try:
+        with pd.ExcelWriter(tmp, engine="openpyxl") as xl:
+            for name, df in sheets.items():
+                df.to_excel(xl, sheet_name=name)
+                _text_cells(xl.sheets[name])
+    except IllegalCharacterError as e:
+        tmp.unlink(missing_ok=True)
+        raise ValueError(f"cannot write {path.name!r}: sheet {name!r} holds a control character Excel cannot store "
+                         f"({str(e).strip()})") from None
+    except BaseException:
+        tmp.unlink(missing_ok=True); raise
+    os.replace(tmp, path)
+    return path
+
+# %% ../nbs/11_crowdtruth_v1.ipynb #dfa75575
+def write_workbooks(
+    result: CrowdTruthV1,  # what `metrics` returned
+    job_id,  # the job's id (a string or an integer), the start of both file names
+    folder,  # where to write them (created if missing)
+) -> tuple[Path, Path]:
+    "Write <job_id>_workerMetrics.xlsx and <job_id>_sentenceMetrics.xlsx into `folder` (text kept as text, never formulas); return their paths."
     "Write <job_id>_workerMetrics.xlsx and <job_id>_sentenceMetrics.xlsx into `folder`; return their paths."
     if not isinstance(result, CrowdTruthV1):
         raise TypeError(f"result must be the CrowdTruthV1 returned by metrics(), not {type(result).__name__}")
@@ -357,9 +467,7 @@ def write_workbooks(result: CrowdTruthV1, job_id, folder) -> tuple[Path, Path]:
             "relationSimilarity": r.similarity_table().rename_axis(index="given \\ also annotated", columns=None)}}
     for path, book in sheets.items():
         for name, df in book.items(): _sheet(df, name)
-    for path, book in sheets.items():
-        with pd.ExcelWriter(path, engine="openpyxl") as xl:
-            for name, df in book.items(): df.to_excel(xl, sheet_name=name)
+    for path, book in sheets.items(): _write_xlsx(path, book)
     return tuple(sheets)
 
 # %% ../nbs/11_crowdtruth_v1.ipynb #668be8c5
