@@ -9,23 +9,27 @@ Docs: https://crowdnb.github.io/crowdnb/model_a.html.md"""
 # %% ../nbs/30_model_a.ipynb #f6aa67db
 from __future__ import annotations
 import itertools
+import os
+import warnings
 from dataclasses import dataclass
 from functools import reduce
 from numbers import Integral
 
 import numpy as np
 import pandas as pd
-from fastcore.basics import patch
+from fastcore.meta import delegates
 from scipy import optimize, stats
 
-from .core import Judgments, as_rng, progress_bar, loop_design, design_matrix, group_runs
+from .core import (Judgments, as_judgments, as_rng, check_choice, check_int, check_number, progress_bar,
+                          loop_design, design_matrix, group_runs)
 
 # %% auto #0
 __all__ = ['T_STATES', 'A_TYPES', 'V_CLASSES', 'TABLE3', 'p_truth', 'agreement_given_truth', 'agreement_type', 'alphas',
            'values_given_agreement', 'agreement_probability', 'joint_values_truth', 'pattern_probability',
            'truth_given_agreement', 'symbolic_posterior', 'term_latex', 'pattern_names', 'model_tables', 'Triplets',
-           'triplets', 'estimate_omega', 'ModelA', 'log_prior', 'distinct_optima', 'cox_binary', 'xi', 'rho_range',
-           'joint_truth', 'kron_agreement', 'joint_agreement']
+           'triplets', 'estimate_omega', 'Prepared', 'prepare', 'log_prior', 'log_likelihood', 'distinct_optima',
+           'fit_theta', 'sample', 'posterior_states', 'correctness', 'value_posterior', 'ModelA', 'cox_binary', 'xi',
+           'rho_range', 'joint_truth', 'kron_agreement', 'joint_agreement']
 
 # %% ../nbs/30_model_a.ipynb #8b8dcbec
 T_STATES = ["CCC", "CCI", "CIC", "ICC", "CII", "ICI", "IIC", "III"]    # the seed's order (Tables 2, 3, 6)
@@ -171,13 +175,18 @@ def pattern_names(values):
     sep = "" if all(len(str(v)) == 1 for v in values) else ","
     return [sep.join(map(str, p)) for p in itertools.product(values, repeat=3)]
 
-def model_tables(theta, omega, alpha=None, values=None) -> dict:
+def model_tables(
+    theta,  # success rates of the three evaluators i, j, k
+    omega,  # value frequencies (M,) or (3, M)
+    alpha=None,  # α1..α7 instead of Table 4's from ω
+    labels=None,  # the value labels in code order (default 1..M)
+) -> dict:
     "Tables 2–8 of the seed as labelled DataFrames for success rates `theta` (3,) and frequencies `omega`."
     th = _check_theta(theta, 3)
     om = _per_evaluator(_check_omega(omega))
     M = om.shape[-1]
-    values = list(range(1, M + 1)) if values is None else list(values)
-    if len(values) != M: raise ValueError(f"values has {len(values)} labels for {M} frequencies")
+    values = list(range(1, M + 1)) if labels is None else list(labels)
+    if len(values) != M: raise ValueError(f"labels has {len(values)} values for {M} frequencies")
     alpha = alphas(om) if alpha is None else np.asarray(alpha, float)
     R, B = agreement_given_truth(alpha), values_given_agreement(om)
     names, types = pattern_names(values), _type_tensor(M).ravel()
@@ -259,18 +268,26 @@ def _from_counts(counts, values):
                     np.arange(keep.sum()), pd.Index([names[(a * len(values) + b) * len(values) + c] for a, b, c in v[keep]],
                                                    name="pattern"))
 
-def triplets(data, missing=-1, values=None, incomplete="error") -> Triplets:
-    "Count the distinct triplet patterns of an items x annotators matrix, a `Judgments`, or pattern counts."
+def triplets(
+    data,  # Triplets, pattern counts ({'112': n} or an M x M x M array), an items x annotators matrix, or judgments
+    missing=-1,  # the missing marker of a matrix (NaN/None are always missing)
+    labels=None,  # the admissible values in code order (default: those that occur, sorted)
+    incomplete: str = "error",  # items without exactly 3 annotations: 'error' or 'drop'
+) -> Triplets:
+    "Low-level: count the distinct triplet patterns of pattern counts, a matrix, or judgments (a long table goes through `as_judgments`)."
     if isinstance(data, Triplets): return data
     if isinstance(data, (dict, pd.Series)) or (isinstance(data, np.ndarray) and data.ndim == 3):
-        return _from_counts(data, values)
-    if incomplete not in ("error", "drop"): raise ValueError(f"incomplete must be 'error' or 'drop', not {incomplete!r}")
+        return _from_counts(data, labels)
+    check_choice("incomplete", incomplete, ("error", "drop"))
+    names = None
+    if isinstance(data, (pd.DataFrame, str, os.PathLike)): data = as_judgments(data)   # a table is always long
     if isinstance(data, Judgments):
-        codes = data.label_matrix(missing=-1)
-        m = np.where(codes >= 0, np.asarray(data.labels, dtype=object)[np.maximum(codes, 0)], None)
-        missing, annotators, items = None, data.workers, data.units
-        values = list(data.labels) if values is None else values
-    elif isinstance(data, pd.DataFrame): annotators, items, m = data.columns, data.index, data.to_numpy()
+        names = pd.Index(data.labels if labels is None else list(labels))
+        lut = names.get_indexer(data.labels)
+        if (lut < 0).any(): raise ValueError(f"labels {list(data.labels[lut < 0])} occur in the judgments but not in labels={list(names)}")
+        m = data.label_matrix(missing=-1)
+        m = np.where(m >= 0, lut[np.maximum(m, 0)], -1)
+        missing, annotators, items, labels = -1, data.workers, data.units, list(range(len(names)))
     else:
         m = np.asarray(data)
         if m.ndim != 2: raise ValueError(f"annotations must be an items x annotators matrix, got shape {m.shape}")
@@ -290,14 +307,14 @@ def triplets(data, missing=-1, values=None, incomplete="error") -> Triplets:
     bad = np.flatnonzero(k != 3)
     if len(bad):
         if incomplete == "error":
-            raise ValueError(f"model A needs exactly 3 annotations per item; rows {bad[:5].tolist()}"
+            raise ValueError(f"model A needs exactly 3 annotations per item; items {list(items[bad[:5]])}"
                              f"{' and %d more' % (len(bad) - 5) if len(bad) > 5 else ''} have "
                              f"{sorted(set(k[bad].tolist()))} annotations; pass incomplete='drop' to skip them")
         m, obs, items = m[k == 3], obs[k == 3], items[k == 3]
         if len(m) == 0: raise ValueError("no item has exactly 3 annotations")
     rows, cols = np.nonzero(obs)
     vals = m[rows, cols]
-    values = pd.Index(sorted(pd.unique(vals)) if values is None else list(values), name="value")
+    values = pd.Index(sorted(pd.unique(vals)) if labels is None else list(labels), name="value")
     codes = values.get_indexer(vals)
     if np.any(codes < 0):
         r = np.unique(rows[codes < 0])
@@ -310,13 +327,20 @@ def triplets(data, missing=-1, values=None, incomplete="error") -> Triplets:
     key = ((group.ravel() * M + c[:, 0]) * M + c[:, 1]) * M + c[:, 2]      # one integer per (triplet, values)
     pat, item_pattern, count = np.unique(key, return_inverse=True, return_counts=True)
     v = np.stack([pat // (M * M) % M, pat // M % M, pat % M], 1)
+    if names is not None: values = pd.Index(names, name="value")
     return Triplets(pd.Index(annotators, name="annotator"), values, groups, pat // M ** 3, v, count,
                     item_pattern.ravel(), pd.Index(items))
 
 # %% ../nbs/30_model_a.ipynb #7424c45c
-def estimate_omega(data, per_annotator=False, missing=-1, values=None, incomplete="error") -> np.ndarray:
-    "ω̂: observed value frequencies, pooled over evaluators (M,) or one row per evaluator (n, M)."
-    t = triplets(data, missing=missing, values=values, incomplete=incomplete)
+def estimate_omega(
+    data,  # what `triplets` takes: pattern counts, a matrix, or judgments
+    per_annotator: bool = False,  # one row of frequencies per annotator instead of pooled
+    missing=-1,  # the missing marker of a matrix
+    labels=None,  # the admissible values in code order
+    incomplete: str = "error",  # items without exactly 3 annotations: 'error' or 'drop'
+) -> np.ndarray:
+    "Low-level: ω̂, the observed value frequencies, pooled over evaluators (M,) or one row per evaluator (n, M)."
+    t = triplets(data, missing=missing, labels=labels, incomplete=incomplete)
     n = np.zeros((len(t.annotators), t.n_values))
     np.add.at(n, (t.groups[t.group].ravel(), t.v.ravel()), np.repeat(t.count, 3))
     if not per_annotator: return n.sum(axis=0) / n.sum()
@@ -326,51 +350,48 @@ def estimate_omega(data, per_annotator=False, missing=-1, values=None, incomplet
 # %% ../nbs/30_model_a.ipynb #ef59dd94
 _EPS = 1e-9     # optimisation bounds [_EPS, 1 - _EPS] for θ
 
-class ModelA:
-    "Model A (Rzhetsky, Shatkay & Wilbur 2009): success rate θ per annotator, value frequencies ω, Beta prior."
-    def __init__(self, theta=None, omega=None, alpha=None, per_annotator_omega=False, prior=(2.0, 1.0)):
-        self.theta = None if theta is None else _check_theta(theta)
-        self.omega = None if omega is None else _check_omega(omega)
-        self.alpha = None if alpha is None else np.asarray(alpha, dtype=float)
-        if self.alpha is not None: agreement_given_truth(self.alpha)
-        if len(prior) != 2 or min(prior) <= 0: raise ValueError(f"prior must be Beta parameters (a, b) > 0, got {prior}")
-        self.per_annotator_omega, self.prior = bool(per_annotator_omega), tuple(map(float, prior))
-        self.optima_ = self.annotators_ = self.values_ = None
-
-    def __repr__(self):
-        th = None if self.theta is None else np.round(self.theta, 4).tolist()
-        return f"ModelA(theta={th}, M={None if self.omega is None else self.omega.shape[-1]})"
-
 @dataclass
-class _Prepared:
-    t: Triplets
+class Prepared:
+    "Low-level: what model A's likelihood needs from one data set, computed once (nothing here depends on θ)."
+    t: Triplets            # the distinct patterns and their counts
     omega: np.ndarray      # (M,) or (n, M)
     alpha: np.ndarray      # (G, 7)
     R: np.ndarray          # (G, 8, 5) Table 3 per triplet
     n: np.ndarray          # (G, 5) counts of agreement types per triplet
     log_beta: float        # Σ count log β: the θ-free part of log L
 
-@patch
-def _prepare(self: ModelA, data, missing=-1, values=None, incomplete="error", omega=None):
-    "Count patterns once and fix ω, the α's and the β's (all that does not depend on θ)."
-    t = triplets(data, missing=missing, values=values, incomplete=incomplete)
-    om = omega if omega is not None else self.omega
-    om = estimate_omega(t, self.per_annotator_omega) if om is None else _check_omega(om)
+# %% ../nbs/30_model_a.ipynb #369f96f0
+def prepare(
+    data,  # what `triplets` takes (pattern counts, a matrix, judgments, `Triplets`), or a `Prepared`
+    omega=None,  # value frequencies (M,) or (n, M); default: the observed frequencies (`estimate_omega`)
+    alpha=None,  # α1..α7 given directly instead of from ω (Table 4)
+    per_annotator_omega: bool = False,  # estimate one ω per annotator (eq. 11's individual flavour)
+    missing=-1,  # the missing marker of a matrix
+    labels=None,  # the admissible values in code order
+    incomplete: str = "error",  # items without exactly 3 annotations: 'error' or 'drop'
+) -> Prepared:
+    "Low-level: count patterns once and fix ω, the α's and the β's (all that does not depend on θ)."
+    if isinstance(data, Prepared): return data
+    t = triplets(data, missing=missing, labels=labels, incomplete=incomplete)
+    om = estimate_omega(t, per_annotator_omega) if omega is None else _check_omega(omega)
     if om.shape[-1] != t.n_values:
         raise ValueError(f"omega has {om.shape[-1]} values but the data have {t.n_values}: {list(t.values)}")
     if om.ndim == 2 and om.shape[0] != len(t.annotators):
         raise ValueError(f"per-annotator omega has {om.shape[0]} rows for {len(t.annotators)} annotators")
     if om.ndim == 2: _check_omega(om[np.unique(t.groups)], "per-annotator omega")
     om_g = om[t.groups] if om.ndim == 2 else np.broadcast_to(om, (len(t.groups), 3, len(om)))
-    alpha = np.broadcast_to(self.alpha, (len(t.groups), 7)) if self.alpha is not None else alphas(om_g)
+    if alpha is not None:
+        alpha = np.broadcast_to(np.asarray(alpha, dtype=float), (len(t.groups), 7)); agreement_given_truth(alpha)
+    else: alpha = alphas(om_g)
     B = values_given_agreement(om_g if om.ndim == 2 else om)
     kind = t.kind
     b = B[t.group, kind, t.v[:, 0], t.v[:, 1], t.v[:, 2]] if om.ndim == 2 else B[kind, t.v[:, 0], t.v[:, 1], t.v[:, 2]]
     n = np.zeros((len(t.groups), 5))
     np.add.at(n, (t.group, kind), t.count)
     with np.errstate(divide="ignore"): log_beta = float(np.sum(t.count * np.log(b)))
-    return _Prepared(t, om, alpha, agreement_given_truth(alpha), n, log_beta)
+    return Prepared(t, om, alpha, agreement_given_truth(alpha), n, log_beta)
 
+# %% ../nbs/30_model_a.ipynb #8fdaf3a6
 def _loglik(prep, theta, grad=False):
     "log L(θ) from the prepared counts, and optionally its gradient."
     th = np.clip(theta, 0.0, 1.0)[prep.t.groups]                         # G x 3
@@ -385,46 +406,70 @@ def _loglik(prep, theta, grad=False):
     g = np.bincount(prep.t.groups.ravel(), weights=np.einsum("ga,gal->gl", w, dS).ravel(), minlength=len(theta))
     return ll, g
 
-def log_prior(theta, prior=(2.0, 1.0)) -> float:
+# %% ../nbs/30_model_a.ipynb #324c269f
+def log_prior(
+    theta,  # success rates
+    prior=(2.0, 1.0),  # Beta(a, b) parameters
+) -> float:
     "Eq. 5: Σ_m log Beta(θ_m | a, b), the prior term of the MAP objective (a = 2, b = 1 in the seed)."
     return float(np.sum(stats.beta.logpdf(np.asarray(theta, dtype=float), *prior)))
 
-@patch
-def _theta_for(self: ModelA, prep, theta):
-    theta = self.theta if theta is None else theta
-    if theta is None: raise ValueError("no theta: pass theta= or fit the model first")
-    return _check_theta(theta, len(prep.t.annotators))
-
-@patch
-def log_likelihood(self: ModelA, data, theta=None, missing=-1, values=None, incomplete="error", omega=None) -> float:
-    "Eqs. 2–3: log P(V | Θ) summed over the items (ω: `omega`, the model's, or the observed frequencies)."
-    prep = self._prepare(data, missing, values, incomplete, omega)
-    return _loglik(prep, self._theta_for(prep, theta))
+# %% ../nbs/30_model_a.ipynb #bdebfb43
+def log_likelihood(
+    data,  # what `prepare` takes: pattern counts, a matrix, judgments, `Triplets` or `Prepared`
+    theta,  # success rate per annotator
+    omega=None,  # value frequencies; default: the observed ones
+    alpha=None,  # α1..α7 given directly instead of from ω
+    per_annotator_omega: bool = False,  # one ω per annotator
+    missing=-1,  # the missing marker of a matrix
+    labels=None,  # the admissible values in code order
+    incomplete: str = "error",  # items without exactly 3 annotations: 'error' or 'drop'
+) -> float:
+    "Low-level: eqs. 2–3, log P(V | Θ) summed over the items at success rates `theta`."
+    prep = prepare(data, omega, alpha, per_annotator_omega, missing, labels, incomplete)
+    return _loglik(prep, _check_theta(theta, len(prep.t.annotators)))
 
 # %% ../nbs/30_model_a.ipynb #c54adf36
-def distinct_optima(objective, thetas, names, theta_tol=1e-3, extra=None) -> pd.DataFrame:
-    "One row per distinct optimum (θ within `theta_tol`), best objective first, with how many runs reached it."
-    objective, thetas = np.asarray(objective, float), np.atleast_2d(np.asarray(thetas, float))
-    reps, label = group_runs(objective, thetas, theta_tol)
-    out = pd.DataFrame(thetas[reps], columns=[f"θ[{n}]" for n in names])
-    out.insert(0, "objective", objective[reps])
-    for k, v in (extra or {}).items(): out.insert(1, k, np.asarray(v)[reps])
-    out["times visited"] = np.bincount(label, minlength=len(reps))
-    best = objective[reps[0]]                            # exact ties (e.g. mirror modes) are all global
+def distinct_optima(
+    objective,  # the objective each run reached (higher is better)
+    params,  # the parameter vector each run ended at, one row per run
+    names=None,  # column names of the parameters (default p0, p1, ...)
+    tol: float = 1e-3,  # runs whose parameters agree within `tol` (max-abs) are one optimum
+    objective_name: str = "objective",  # the objective's column name
+    extra=None,  # more per-run values to report at each optimum, {column name: values}
+) -> pd.DataFrame:
+    "One row per distinct optimum of a multi-start fit, best first: objective, parameters, visits, spread, global/local, representative run."
+    objective = np.asarray(objective, float)
+    params = np.asarray(params, float).reshape(len(objective), -1)
+    tol = check_number("tol", tol, low=0)
+    names = [f"p{k}" for k in range(params.shape[1])] if names is None else list(names)
+    if len(names) != params.shape[1]: raise ValueError(f"names has {len(names)} entries for {params.shape[1]} parameters")
+    reps, label = group_runs(objective, params, tol)
+    out = pd.DataFrame(params[reps], columns=names)
+    out.insert(0, objective_name, objective[reps])
+    for k, (name, v) in enumerate((extra or {}).items()): out.insert(1 + k, name, np.asarray(v)[reps])
+    by = pd.Series(objective).groupby(label)
+    out["visits"] = np.bincount(label, minlength=len(reps))
+    out["spread"] = (by.max() - by.min()).to_numpy()          # group k is the group of reps[k]
+    best = objective[reps[0]]                                 # exact ties (e.g. mirror modes) are all global
     out["comment"] = np.where(objective[reps] >= best - 1e-9 * max(1.0, abs(best)), "global", "local")
+    out["run"] = reps
     return out
 
-@patch
-def fit(self: ModelA, data, method="map", optimizer="multistart", n_starts=20, seed=None, progress=True,
-        maxiter=100, theta_tol=1e-3, missing=-1, values=None, incomplete="error", omega=None) -> pd.DataFrame:
-    "ML (eq. 3) or MAP (eqs. 4–5) estimates of θ from `n_starts` starts; a table of every distinct optimum found."
-    if method not in ("ml", "map"): raise ValueError(f"method must be 'ml' or 'map', not {method!r}")
-    if optimizer not in ("multistart", "annealing"):
-        raise ValueError(f"optimizer must be 'multistart' or 'annealing', not {optimizer!r}")
-    if not (isinstance(n_starts, Integral) and n_starts >= 1): raise ValueError(f"n_starts must be a positive integer, got {n_starts!r}")
-    prep = self._prepare(data, missing, values, incomplete, omega)
-    n, rng, (a, b) = len(prep.t.annotators), as_rng(seed), self.prior
+# %% ../nbs/30_model_a.ipynb #f388591f
+def _check_fit_options(method, optimizer, n_starts, seed, max_iter, tol, prior):
+    "Model A's fitting options, checked (each error names the option)."
+    check_choice("method", method, ("ml", "map")); check_choice("optimizer", optimizer, ("multistart", "annealing"))
+    check_int("n_starts", n_starts); check_int("max_iter", max_iter); check_number("tol", tol, low=0); as_rng(seed)
+    try: a, b = (check_number("prior", float(v), low=0, low_open=True) for v in prior)
+    except (TypeError, ValueError): raise ValueError(f"prior must be Beta parameters (a, b) > 0, got {prior!r}") from None
+    return a, b
 
+def _fit_prepared(prep, method="map", optimizer="multistart", n_starts=20, seed=None, progress=None, max_iter=100,
+                  tol=1e-3, prior=(2.0, 1.0)) -> pd.DataFrame:
+    "Multi-start ML/MAP on prepared counts: the table of distinct optima (best first)."
+    a, b = _check_fit_options(method, optimizer, n_starts, seed, max_iter, tol, prior)
+    n, rng = len(prep.t.annotators), as_rng(seed)
     def neg(x):
         ll, g = _loglik(prep, x, grad=True)
         if method == "map":
@@ -435,20 +480,40 @@ def fit(self: ModelA, data, method="map", optimizer="multistart", n_starts=20, s
     for _ in progress_bar(range(n_starts), show=progress, desc=f"model A {method.upper()} ({optimizer})"):
         x0 = rng.uniform(0.02, 0.98, n)
         if optimizer == "annealing":
-            x0 = optimize.dual_annealing(lambda x: neg(x)[0], bounds, x0=x0, maxiter=maxiter,
+            x0 = optimize.dual_annealing(lambda x: neg(x)[0], bounds, x0=x0, maxiter=max_iter,
                                          rng=np.random.default_rng(rng.integers(2**63)),
                                          minimizer_kwargs=dict(method="TNC", jac=lambda x: neg(x)[1], bounds=bounds,
                                                                options=dict(maxfun=2000))).x
         ends.append(optimize.minimize(neg, x0, jac=True, method="TNC", bounds=bounds, options=dict(maxfun=2000)).x)
     ends = np.array(ends)
     lls = np.array([_loglik(prep, x) for x in ends])
-    obj = lls + np.array([log_prior(x, self.prior) for x in ends]) if method == "map" else lls
-    out = distinct_optima(obj, ends, prep.t.annotators, theta_tol, {"log L": lls} if method == "map" else None)
-    out = out.rename(columns={"objective": "log posterior" if method == "map" else "log L"})
-    self.theta = out.iloc[0][[f"θ[{a}]" for a in prep.t.annotators]].to_numpy(float)
-    self.omega, self.alpha_ = prep.omega, prep.alpha
-    self.annotators_, self.values_, self.optima_ = prep.t.annotators, prep.t.values, out
-    return out
+    names = [f"θ[{w}]" for w in prep.t.annotators]
+    if method == "ml": return distinct_optima(lls, ends, names, tol, "log L")
+    obj = lls + np.array([log_prior(x, (a, b)) for x in ends])
+    return distinct_optima(obj, ends, names, tol, "log posterior", {"log L": lls})
+
+# %% ../nbs/30_model_a.ipynb #acee7dda
+def fit_theta(
+    data,  # what `prepare` takes: pattern counts, a matrix, judgments, `Triplets` or `Prepared`
+    method: str = "map",  # 'ml' (eq. 3) or 'map' (eqs. 4–5)
+    optimizer: str = "multistart",  # 'multistart' (TNC from random starts) or 'annealing' (dual_annealing, then TNC)
+    n_starts: int = 20,  # number of random starts (≥ 1)
+    seed=None,  # int ≥ 0, None or a numpy Generator
+    progress=None,  # progress bar: None = on a terminal or in live Jupyter only
+    max_iter: int = 100,  # iterations of each dual_annealing run (optimizer='annealing')
+    tol: float = 1e-3,  # end points whose θ agree within `tol` are one optimum
+    prior=(2.0, 1.0),  # Beta(a, b) prior on every θ (MAP)
+    omega=None,  # value frequencies; default: the observed ones
+    alpha=None,  # α1..α7 given directly instead of from ω
+    per_annotator_omega: bool = False,  # one ω per annotator
+    missing=-1,  # the missing marker of a matrix
+    labels=None,  # the admissible values in code order
+    incomplete: str = "error",  # items without exactly 3 annotations: 'error' or 'drop'
+) -> pd.DataFrame:
+    "Low-level: ML or MAP estimates of θ from `n_starts` starts; one row per distinct optimum (Table 10's layout), best first."
+    _check_fit_options(method, optimizer, n_starts, seed, max_iter, tol, prior)
+    prep = prepare(data, omega, alpha, per_annotator_omega, missing, labels, incomplete)
+    return _fit_prepared(prep, method, optimizer, n_starts, seed, progress, max_iter, tol, prior)
 
 # %% ../nbs/30_model_a.ipynb #16c8750b
 def _draw(rng, p):
@@ -456,11 +521,20 @@ def _draw(rng, p):
     c = np.cumsum(p, -1); c[..., -1] = 1.0
     return (rng.random(len(p))[:, None] > c).sum(axis=1)
 
-@patch
-def sample(self: ModelA, n_items, groups=None, seed=None, missing=-1):
-    "Simulate Figures 1–2 (T from Table 2, A from Table 3, V from Table 5); items x annotators matrix and hidden layers."
-    if self.theta is None or self.omega is None: raise ValueError("sample needs theta and omega")
-    theta, om = self.theta, self.omega
+# %% ../nbs/30_model_a.ipynb #0fa89d1e
+def sample(
+    theta,  # success rate per annotator, (n,)
+    omega,  # value frequencies: (M,) shared, or (n, M) one row per annotator
+    n_items: int,  # number of items to draw (≥ 1)
+    groups=None,  # evaluator triplets, rows of annotator indices; default: the loop design (the one triplet for n = 3)
+    alpha=None,  # α1..α7 instead of Table 4's α's from ω
+    labels=None,  # the value labels in code order (default 1..M)
+    seed=None,  # int ≥ 0, None or a numpy Generator
+    missing=-1,  # the marker of items an annotator did not see
+):
+    "Low-level: simulate Figures 1–2 (T from Table 2, A from Table 3, V from Table 5); items x annotators matrix and hidden layers."
+    theta, om = _check_theta(theta), _check_omega(omega)
+    n_items = check_int("n_items", n_items)
     if groups is None: groups = np.array([[0, 1, 2]]) if len(theta) == 3 else loop_design(len(theta))
     groups = np.asarray(groups)
     if groups.ndim != 2 or groups.shape[1] != 3 or groups.min() < 0 or groups.max() >= len(theta):
@@ -469,41 +543,147 @@ def sample(self: ModelA, n_items, groups=None, seed=None, missing=-1):
     rng, M = as_rng(seed), om.shape[-1]
     g, _ = design_matrix(n_items, groups, seed=rng)
     om_g = om[groups] if om.ndim == 2 else np.broadcast_to(om, (len(groups), 3, M))
-    alpha = np.broadcast_to(self.alpha, (len(groups), 7)) if self.alpha is not None else alphas(om_g)
+    alpha = alphas(om_g) if alpha is None else np.broadcast_to(np.asarray(alpha, float), (len(groups), 7))
     T = _draw(rng, p_truth(theta[groups])[g])
     A = _draw(rng, agreement_given_truth(alpha)[g, T])
     V = np.stack(np.unravel_index(_draw(rng, values_given_agreement(om_g).reshape(len(groups), 5, -1)[g, A]), (M,) * 3), 1)
-    vals = np.arange(1, M + 1) if self.values_ is None else np.asarray(self.values_)
+    vals = np.arange(1, M + 1) if labels is None else np.asarray(labels)
+    if len(vals) != M: raise ValueError(f"labels has {len(vals)} values for {M} frequencies")
     out = np.full((n_items, len(theta)), missing, dtype=vals.dtype if vals.dtype.kind in "iu" else object)
     out[np.arange(n_items)[:, None], groups[g]] = vals[V]
     return out, pd.DataFrame({"group": g, "T": np.asarray(T_STATES)[T], "A": np.asarray(A_TYPES)[A]})
 
 # %% ../nbs/30_model_a.ipynb #8c8f4061
-@patch
-def _ready(self: ModelA, data, missing, values, incomplete, omega, theta):
-    prep = self._prepare(data, missing, values, incomplete, omega)
-    theta = self._theta_for(prep, theta)
-    return prep, truth_given_agreement(theta[prep.t.groups], prep.alpha)[prep.t.group, :, prep.t.kind]  # P x 8
+def _state_posterior(prep, theta):
+    "P(T | V, Θ) of every distinct pattern: P x 8."
+    return truth_given_agreement(theta[prep.t.groups], prep.alpha)[prep.t.group, :, prep.t.kind]
 
-@patch
-def posterior(self: ModelA, data, theta=None, missing=-1, values=None, incomplete="error", omega=None) -> pd.DataFrame:
-    "Eq. 7 / Table 8 per item: P(T_ijk | V_ijk, Θ) in eight columns CCC … III."
-    prep, post = self._ready(data, missing, values, incomplete, omega, theta)
+def _correctness(prep, post, kind):
+    "Items x annotators: 'C'/'I' of the MAP state, or P(correct); empty/NaN where the annotator did not see the item."
+    check_choice("kind", kind, ("map", "prob"))
+    per = _CORRECT[post.argmax(axis=1)].astype(float) if kind == "map" else post @ _CORRECT.astype(float)   # P x 3
+    t = prep.t
+    out = np.full((t.n_items, len(t.annotators)), np.nan)
+    out[np.repeat(np.arange(t.n_items), 3), t.groups[t.group][t.item_pattern].ravel()] = per[t.item_pattern].ravel()
+    if kind == "map": out = np.where(np.isnan(out), "", np.where(out == 1, "C", "I"))
+    return pd.DataFrame(out, index=pd.Index(t.items, name="unit"), columns=pd.Index(t.annotators, name="worker"))
+
+def _value_posterior(prep, post):
+    "P(correct value | V, Θ) of every distinct pattern: P x M (see the formula above)."
+    t, M = prep.t, prep.t.n_values
+    first = np.argmax(_CORRECT[:7], axis=1)                                  # a correct evaluator of each state but III
+    onehot = np.eye(M)[t.v]                                                   # P x 3 x M
+    out = np.einsum("pt,ptm->pm", post[:, :7], onehot[:, first, :])
+    om = prep.omega[t.groups][t.group] if prep.omega.ndim == 2 else np.broadcast_to(prep.omega, (len(t.v), 3, M))
+    q = np.take_along_axis(om, t.v[:, :, None], 2) * (1 - onehot) / (1 - om)  # P x 3 x M: q^(x)_{Ψ, v_x}
+    w = om.mean(1) * q.prod(1)
+    w = np.divide(w, w.sum(1, keepdims=True), out=np.zeros_like(w), where=w.sum(1, keepdims=True) > 0)
+    return out + post[:, 7:8] * w
+
+# %% ../nbs/30_model_a.ipynb #c5fab5d9
+def posterior_states(
+    data,  # what `prepare` takes: pattern counts, a matrix, judgments, `Triplets` or `Prepared`
+    theta,  # success rate per annotator
+    **kwargs,  # omega, alpha, per_annotator_omega, missing, labels, incomplete: as in `prepare`
+) -> pd.DataFrame:
+    "Low-level: eq. 7 / Table 8 per item, P(T_ijk | V_ijk, Θ) in eight columns CCC … III."
+    prep = prepare(data, **kwargs)
+    post = _state_posterior(prep, _check_theta(theta, len(prep.t.annotators)))
     return pd.DataFrame(post[prep.t.item_pattern], index=prep.t.items, columns=pd.Index(T_STATES, name="T"))
 
-@patch
-def correctness(self: ModelA, data, theta=None, missing=-1, values=None, incomplete="error", omega=None,
-                kind="map") -> pd.DataFrame:
-    "Eq. 6 per item and annotator: the MAP label 'C'/'I' (`kind='map'`) or P(correct) (`kind='prob'`)."
-    if kind not in ("map", "prob"): raise ValueError(f"kind must be 'map' or 'prob', not {kind!r}")
-    prep, post = self._ready(data, missing, values, incomplete, omega, theta)
-    per = _CORRECT[post.argmax(axis=1)].astype(float) if kind == "map" else post @ _CORRECT.astype(float)   # P x 3
-    out = np.full((prep.t.n_items, len(prep.t.annotators)), np.nan)
-    out[np.repeat(np.arange(prep.t.n_items), 3), prep.t.groups[prep.t.group][prep.t.item_pattern].ravel()] = \
-        per[prep.t.item_pattern].ravel()
-    df = pd.DataFrame(out, index=prep.t.items, columns=prep.t.annotators)
-    if kind == "map": df = pd.DataFrame(np.where(np.isnan(out), "", np.where(out == 1, "C", "I")), index=df.index, columns=df.columns)
-    return df
+# %% ../nbs/30_model_a.ipynb #a06737c1
+def correctness(
+    data,  # what `prepare` takes
+    theta,  # success rate per annotator
+    kind: str = "map",  # 'map': the label C/I of the MAP state (eq. 6); 'prob': P(correct)
+    **kwargs,  # omega, alpha, per_annotator_omega, missing, labels, incomplete: as in `prepare`
+) -> pd.DataFrame:
+    "Low-level: eq. 6 per item and annotator, 'C'/'I' (empty where not annotated) or the probability of being correct."
+    check_choice("kind", kind, ("map", "prob"))
+    prep = prepare(data, **kwargs)
+    return _correctness(prep, _state_posterior(prep, _check_theta(theta, len(prep.t.annotators))), kind)
+
+# %% ../nbs/30_model_a.ipynb #46999837
+def value_posterior(
+    data,  # what `prepare` takes
+    theta,  # success rate per annotator
+    **kwargs,  # omega, alpha, per_annotator_omega, missing, labels, incomplete: as in `prepare`
+) -> pd.DataFrame:
+    "Low-level: P(correct value | V, Θ) per item (items x values), from Table 8 and the III term above."
+    prep = prepare(data, **kwargs)
+    post = _state_posterior(prep, _check_theta(theta, len(prep.t.annotators)))
+    return pd.DataFrame(_value_posterior(prep, post)[prep.t.item_pattern], index=prep.t.items,
+                        columns=pd.Index(prep.t.values, name="label"))
+
+# %% ../nbs/30_model_a.ipynb #57bb0e8a
+class ModelA:
+    "Model A (Rzhetsky, Shatkay & Wilbur 2009) as an estimator: θ per worker by ML/MAP from triplet-judged units."
+    def __init__(self,
+                 method: str = "map",  # 'ml' (eq. 3) or 'map' (eqs. 4–5, Beta `prior` on every θ)
+                 optimizer: str = "multistart",  # 'multistart' (TNC from random starts) or 'annealing' (dual_annealing)
+                 n_starts: int = 20,  # random starts (≥ 1)
+                 seed=None,  # int ≥ 0, None or a numpy Generator
+                 max_iter: int = 100,  # iterations of each dual_annealing run (optimizer='annealing')
+                 tol: float = 1e-3,  # end points whose θ agree within `tol` are one optimum (≥ 0)
+                 omega=None,  # fixed value frequencies (labels,) or (workers, labels); default: the observed ones
+                 alpha=None,  # α1..α7 given directly instead of from ω (Table 4)
+                 per_annotator_omega: bool = False,  # estimate one ω per worker (eq. 11's individual flavour)
+                 prior=(2.0, 1.0),  # Beta(a, b) prior on every θ (MAP)
+                 incomplete: str = "error",  # units without exactly 3 judgments: 'error' or 'drop'
+                 progress=None,  # progress bar: None = on a terminal or in live Jupyter only
+                ):
+        self.prior = _check_fit_options(method, optimizer, n_starts, seed, max_iter, tol, prior)
+        self.method, self.optimizer, self.n_starts, self.seed = method, optimizer, n_starts, seed
+        self.max_iter, self.tol, self.progress = max_iter, tol, progress
+        self.incomplete = check_choice("incomplete", incomplete, ("error", "drop"))
+        self.omega = None if omega is None else _check_omega(omega)
+        self.alpha = None if alpha is None else np.asarray(alpha, dtype=float)
+        if self.alpha is not None: agreement_given_truth(self.alpha)
+        self.per_annotator_omega = bool(per_annotator_omega)
+
+    def __repr__(self):
+        return f"ModelA(method={self.method!r}, optimizer={self.optimizer!r}, n_starts={self.n_starts}, seed={self.seed!r})"
+
+    @delegates(as_judgments, but=["data"])
+    def fit(self,
+            data,  # judgments: a `Judgments`, a long DataFrame or a CSV path (options as in `as_judgments`)
+            **kwargs):
+        "Fit θ by ML/MAP from `n_starts` starts; the fitted estimator (attributes `theta_`, `posterior_`, `labels_`, ...)."
+        J = as_judgments(data, **kwargs)
+        if J.n_labels < 2:
+            raise ValueError(f"model A needs at least two labels; every judgment is {J.labels[0]!r} (declare the label "
+                             "set with labels=[...] if other labels were possible)")
+        if J.n_workers < 3:
+            raise ValueError(f"model A needs three workers per unit; the judgments have {J.n_workers} worker(s): {list(J.workers)}")
+        prep = prepare(J, self.omega, self.alpha, self.per_annotator_omega, incomplete=self.incomplete)
+        table = _fit_prepared(prep, self.method, self.optimizer, self.n_starts, self.seed, self.progress,
+                              self.max_iter, self.tol, self.prior)
+        t, workers = prep.t, pd.Index(prep.t.annotators, name="worker")
+        theta = table.iloc[0][[f"θ[{w}]" for w in workers]].to_numpy(float)
+        unused = ~np.isin(np.arange(len(workers)), t.groups)
+        if unused.any():
+            warnings.warn(f"workers {list(workers[unused])} judged no complete unit: their θ is not estimated (NaN)")
+        self.theta_ = pd.Series(np.where(unused, np.nan, theta), index=workers, name="theta")
+        labels = pd.Index(t.values, name="label")
+        self.omega_ = (pd.Series(prep.omega, index=labels, name="omega") if prep.omega.ndim == 1
+                       else pd.DataFrame(prep.omega, index=workers, columns=labels))
+        self.optima_ = table
+        post = _state_posterior(prep, theta)
+        units = pd.Index(t.items, name="unit")
+        self.states_ = pd.DataFrame(post[t.item_pattern], index=units, columns=pd.Index(T_STATES, name="T"))
+        self.correctness_ = _correctness(prep, post, "map")
+        vp = _value_posterior(prep, post)[t.item_pattern]
+        self.posterior_ = pd.DataFrame(vp, index=units, columns=labels)
+        self.labels_ = pd.Series(labels[vp.argmax(axis=1)], index=units, name="label")
+        self.log_lik_ = _loglik(prep, theta)
+        return self
+
+    @delegates(as_judgments, but=["data"])
+    def fit_predict(self,
+                    data,  # judgments, as in `fit`
+                    **kwargs) -> pd.Series:
+        "Fit, then return the most probable value of each unit (`labels_`)."
+        return self.fit(data, **kwargs).labels_
 
 # %% ../nbs/30_model_a.ipynb #4d6ca540
 def cox_binary(p, rho, rho3=None) -> np.ndarray:
