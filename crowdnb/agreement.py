@@ -7,190 +7,162 @@ Docs: https://crowdnb.github.io/crowdnb/agreement.html.md"""
 # %% ../nbs/20_agreement.ipynb #ecf2ee75
 from __future__ import annotations
 from dataclasses import dataclass
-from numbers import Integral, Number
+from numbers import Real
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from fastcore.meta import delegates
 from scipy import sparse
 
-from .core import Judgments, as_rng, progress_bar, shared_data
+from .core import (Judgments, as_judgments, as_rng, check_choice, check_int, check_level, check_number,
+                          progress_bar, shared_data, LEVELS, _rows_msg)
 
 # %% auto #0
 __all__ = ['SPATIAL_PREPOSITIONS', 'UndefinedAgreement', 'reliability_codes', 'unit_value_counts', 'cohen_kappa', 'scott_pi',
-           'fleiss_kappa', 'coincidence_matrix', 'alpha_from_counts', 'krippendorff_alpha', 'AlphaInterval',
-           'alpha_bootstrap', 'PairwiseAgreement', 'pairwise_agreement', 'read_spatial_prepositions',
+           'fleiss_kappa_counts', 'fleiss_kappa', 'coincidence_matrix', 'alpha_from_counts', 'krippendorff_alpha',
+           'AlphaInterval', 'alpha_bootstrap', 'PairwiseAgreement', 'pairwise_agreement', 'read_spatial_prepositions',
            'spatial_prepositions_agreements', 'read_published_agreements', 'agreement_table']
 
 # %% ../nbs/20_agreement.ipynb #0458900c
-_LEVELS = ("nominal", "ordinal", "interval", "ratio")
-
 class UndefinedAgreement(ValueError):
     "An agreement coefficient that is 0/0 on this data (no pairable ratings, no variation): a ValueError callers can catch by type."
 
-def _missing_mask(a: np.ndarray) -> np.ndarray:
-    if a.dtype.kind == "f": return np.isnan(a)
-    if a.dtype.kind in "iub": return np.zeros(a.shape, bool)
-    return pd.isna(a) if a.ndim == 1 else pd.isna(pd.DataFrame(a)).to_numpy()
+# %% ../nbs/20_agreement.ipynb #3c7fce4e
+_RENAMED = {"rater": "worker", "value": "label", "item": "unit", "rating": "label", "key": "unit", "answer": "label",
+            "value_domain": "labels", "domain": "labels", "values": "labels", "categories": "labels",
+            "raters": "workers", "max_raters": "max_workers", "counts": "fleiss_kappa_counts"}
 
-def _encode(values: np.ndarray, value_domain=None):
-    "Codes of non-missing `values` in the (sorted or declared) domain."
-    if value_domain is None:
-        if values.dtype.kind in "fiu" and len(values):
-            lo, hi = values.min(), values.max()
-            if hi - lo <= 1_000_000 and (values.dtype.kind != "f" or np.all(np.mod(values, 1) == 0)):
-                off = (values - lo).astype(np.int64)                 # small whole numbers: O(n), no sort
-                present = np.bincount(off, minlength=int(hi - lo) + 1) > 0
-                return (np.cumsum(present) - 1)[off], (lo + np.flatnonzero(present)).astype(values.dtype)
-        try: domain, codes = np.unique(values, return_inverse=True)
-        except TypeError:
-            kinds = sorted({type(v).__name__ for v in values})
-            raise TypeError(f"ratings mix value types ({', '.join(kinds)}); pass value_domain= to order them") from None
-        return codes.astype(np.int64).ravel(), domain
-    domain = np.asarray(value_domain)
-    if domain.ndim != 1: raise ValueError("value_domain must be one-dimensional")
-    if len(pd.unique(domain)) != len(domain): raise ValueError("value_domain repeats a value")
-    codes = pd.Index(domain).get_indexer(values)
-    if (codes < 0).any():
-        bad = pd.unique(values[codes < 0])[:5]
-        raise ValueError(f"ratings hold values outside value_domain: {', '.join(map(repr, bad))}")
-    return codes.astype(np.int64), domain
+def _judgments(data, kwargs: dict, what: str) -> Judgments:
+    "`as_judgments(data, **kwargs)`, refusing an option of the old per-module interfaces with its new name."
+    old = [k for k in kwargs if k in _RENAMED]
+    if old:
+        new = _RENAMED[old[0]]
+        hint = f"use {new}() for a count table" if new.endswith("counts") else f"it is now {new}="
+        raise TypeError(f"{what}() has no option {old[0]}=: {hint} (crowdnb's one vocabulary: unit, worker, label, labels)")
+    j = as_judgments(data, **kwargs)
+    if kwargs.get("labels") is not None and not j.closed:        # labels= re-declared the order it already had
+        j = Judgments(j.frame, j.labels, closed=True)
+    return j
 
-def reliability_codes(data, unit="unit", rater="worker", value="label", value_domain=None):
-    "Raters x units int matrix of value codes (-1 = missing), the value domain, rater ids and unit ids."
-    if isinstance(data, Judgments):
-        if data.multi_label: raise ValueError("agreement coefficients need one label per judgment; these judgments hold several")
-        codes = data.label_matrix(missing=-1).T
-        domain = np.asarray(data.labels)
-        if value_domain is not None:
-            obs = np.flatnonzero(np.bincount(codes[codes >= 0], minlength=len(domain)))
-            remap = np.full(len(domain), -1, np.int64)
-            remap[obs], domain = _encode(domain[obs], value_domain)
-            codes = np.where(codes >= 0, remap[np.maximum(codes, 0)], -1)
-        return codes, domain, pd.Index(data.workers), pd.Index(data.units)
-    if isinstance(data, pd.DataFrame) and {unit, rater, value} <= set(data.columns):
-        df = data[[unit, rater, value]]
-        for c in (unit, rater):
-            bad = np.flatnonzero(df[c].isna().to_numpy())
-            if len(bad): raise ValueError(f"column {c!r} has missing ids at rows {list(bad[:5])}")
-        df = df[df[value].notna()]
-        dup = df.duplicated([unit, rater], keep=False).to_numpy()
-        if dup.any():
-            raise ValueError(f"duplicate ratings (same {unit!r} and {rater!r}) at rows {list(np.flatnonzero(dup)[:5])}")
-        u_code, units = pd.factorize(df[unit], sort=True)
-        r_code, raters = pd.factorize(df[rater], sort=True)
-        vals, domain = _encode(df[value].to_numpy(), value_domain)
-        codes = np.full((len(raters), len(units)), -1, np.int64)
-        codes[r_code, u_code] = vals
-        return codes, domain, pd.Index(raters), pd.Index(units)
-    if isinstance(data, pd.DataFrame):
-        if len({unit, rater, value} & set(data.columns)):
-            missing = [c for c in (unit, rater, value) if c not in data.columns]
-            raise ValueError(f"long table lacks column(s) {missing}; it has {list(data.columns)}")
-        raters, units, a = pd.Index(data.index), pd.Index(data.columns), data.to_numpy()
-    elif isinstance(data, (str, bytes)) or np.isscalar(data):
-        raise TypeError(f"reliability data must be a raters x units array, a DataFrame or Judgments, not {type(data).__name__}")
-    else:
-        try: a = np.asarray(data)
-        except ValueError as e: raise ValueError(f"reliability data is not a rectangular array: {e}") from None
-        if a.dtype.kind not in "fiubOUS":
-            raise TypeError(f"reliability data must hold numbers or strings, not {a.dtype}")
-        raters, units = pd.RangeIndex(a.shape[0] if a.ndim == 2 else 0), pd.RangeIndex(a.shape[1] if a.ndim == 2 else 0)
-    if a.ndim != 2: raise ValueError(f"reliability data must be 2-D (raters x units), got shape {a.shape}")
-    miss = _missing_mask(a)
-    if value_domain is None and a.dtype.kind in "fiu" and a.size and not miss.all():
-        # fast path for whole-number ratings in a modest range: no sort, no boolean indexing
-        filled = np.where(miss, a.flat[np.argmin(miss)], a) if a.dtype.kind == "f" else a
-        lo, hi = filled.min(), filled.max()
-        shifted = filled - lo
-        off = shifted.astype(np.int64) if hi - lo <= 1_000_000 else None
-        if off is not None and (a.dtype.kind != "f" or np.array_equal(off, shifted)):
-            present = np.bincount(off.ravel(), weights=(~miss).ravel(), minlength=int(hi - lo) + 1) > 0
-            codes = np.where(miss, -1, (np.cumsum(present) - 1)[off])
-            return codes, (lo + np.flatnonzero(present)).astype(a.dtype), raters, units
-    codes = np.full(a.shape, -1, np.int64)
-    codes[~miss], domain = _encode(a[~miss], value_domain)
-    return codes, domain, raters, units
+def _single_label(j: Judgments, what: str) -> Judgments:
+    "The judgments if each holds one label and no (unit, worker) pair repeats, else a ValueError naming the rows."
+    if j.multi_label:
+        rows = np.flatnonzero(j.frame["labels"].map(len).to_numpy() > 1)
+        raise ValueError(f"{what} needs one label per judgment; the judgments at {_rows_msg(rows)} hold several")
+    rep = j.repeated_pairs()
+    if len(rep):
+        raise ValueError(f"{what} needs one judgment per (unit, worker); the judgments at {_rows_msg(rep)} repeat a "
+                         "(unit, worker) pair" + ("; select one dimension first" if "dimension" in j.frame else ""))
+    return j
+
+def _ids(index, limit: int = 5) -> str:
+    "A short listing of ids for messages."
+    shown = ", ".join(map(repr, list(index[:limit])))
+    return shown + (f", ... ({len(index)} in all)" if len(index) > limit else "")
+
+# %% ../nbs/20_agreement.ipynb #a726a092
+@delegates(as_judgments, but=["data"])
+def reliability_codes(
+    data,  # judgments: a `Judgments`, a long DataFrame or a CSV path (see `as_judgments`)
+    **kwargs,
+) -> tuple[pd.DataFrame, pd.Index]:
+    "Workers x units DataFrame of label codes (-1 where a worker did not judge a unit) and the label set they index."
+    j = _single_label(_judgments(data, kwargs, "reliability_codes"), "reliability_codes")
+    return pd.DataFrame(j.label_matrix(missing=-1).T, index=j.workers, columns=j.units), j.labels
 
 # %% ../nbs/20_agreement.ipynb #6c6fdea7
-def _counts(codes: np.ndarray, k: int, dense: bool = False):
-    "Units x values count matrix (sparse, or dense when `dense` and small) from a raters x units code matrix (-1 = missing)."
-    n_units = codes.shape[1]
-    if n_units * (k + 1) <= 20_000_000:     # one bincount; missing ratings go to an extra column that is dropped
-        flat = np.where(codes < 0, k, codes) + (k + 1) * np.arange(n_units)[None, :]
-        n = np.bincount(flat.ravel(), minlength=n_units * (k + 1)).reshape(n_units, k + 1)[:, :k].astype(float)
-        return n if dense else sparse.csr_matrix(n)
-    r, u = np.nonzero(codes >= 0)
-    n = sparse.csr_matrix((np.ones(len(r)), (u, codes[r, u])), shape=(n_units, k))
-    n.sum_duplicates()
-    return n
-
-def unit_value_counts(data, unit="unit", rater="worker", value="label", value_domain=None):
-    "Units x values sparse matrix of rating counts n_uc, and the value domain."
-    codes, domain, *_ = reliability_codes(data, unit, rater, value, value_domain)
-    return _counts(codes, len(domain)), domain
+@delegates(as_judgments, but=["data"])
+def unit_value_counts(
+    data,  # judgments: a `Judgments`, a long DataFrame or a CSV path (see `as_judgments`)
+    **kwargs,
+) -> pd.DataFrame:
+    "Units x labels table of how many workers gave each unit each label (n_uc), indexed by unit and label ids."
+    j = _single_label(_judgments(data, kwargs, "unit_value_counts"), "unit_value_counts")
+    return pd.DataFrame(j.unit_vectors().toarray().astype(np.int64), index=j.units, columns=j.labels)
 
 # %% ../nbs/20_agreement.ipynb #0e647d94
-def _two_raters(a, b, labels):
-    "Codes of the items both raters rated, and the label domain."
-    if b is None:
-        try: ab = np.asarray(a, dtype=object)
-        except ValueError: ab = None
-        if ab is None or ab.ndim != 2 or ab.shape[0] != 2:
-            raise ValueError("pass two rating vectors, or one 2 x items array")
-        a, b = ab[0], ab[1]
-    a, b = pd.Series(np.asarray(a, dtype=object).ravel()), pd.Series(np.asarray(b, dtype=object).ravel())
-    if len(a) != len(b): raise ValueError(f"the two raters' vectors differ in length ({len(a)} vs {len(b)})")
-    both = (a.notna() & b.notna()).to_numpy()
-    if not both.any(): raise ValueError("no item was rated by both raters")
-    codes, domain = _encode(np.concatenate([a[both].to_numpy(), b[both].to_numpy()]), labels)
-    n = both.sum()
-    return codes[:n], codes[n:], domain
+_WEIGHTS = ("identity", "linear", "quadratic")
 
-def _check_weight_order(domain, weights, labels):
-    "Weighted coefficients need ordered categories: numbers, or `labels=` giving the order of other labels."
-    if weights is not None and labels is None and not all(isinstance(v, (Number, np.number, np.bool_)) for v in domain):
-        raise ValueError(f"{weights} weights need ordered categories; the labels are not all numbers "
-                         f"({', '.join(map(repr, domain[:4]))}): pass labels= in their order")
-
-def _weights(k: int, weights):
+def _weights(k: int, weights: str) -> np.ndarray:
+    "Disagreement weights w_jk over k ordered categories."
     i = np.arange(k)
-    if weights is None: return 1.0 - np.eye(k)
+    if weights == "identity": return 1.0 - np.eye(k)
     if weights == "linear": return np.abs(i[:, None] - i[None, :]).astype(float)
-    if weights == "quadratic": return ((i[:, None] - i[None, :]) ** 2).astype(float)
-    raise ValueError(f"weights must be None, 'linear' or 'quadratic', not {weights!r}")
+    return ((i[:, None] - i[None, :]) ** 2).astype(float)
 
 def _chance_corrected(c1, c2, k, weights, pooled):
+    "Low-level: weighted kappa (pooled=False) or pi (pooled=True) of two aligned code vectors over k categories."
     o = np.bincount(c1 * k + c2, minlength=k * k).reshape(k, k) / len(c1)
     p1, p2 = o.sum(axis=1), o.sum(axis=0)
     e = np.outer((p1 + p2) / 2, (p1 + p2) / 2) if pooled else np.outer(p1, p2)
     w = _weights(k, weights)
     de = (w * e).sum()
     if de == 0:
-        raise ValueError("expected agreement is 1 (both raters gave one and the same label to every shared item): "
-                         "the coefficient is 0/0, undefined")
-    return 1.0 - (w * o).sum() / de
+        raise UndefinedAgreement("expected agreement is 1 (both workers gave one and the same label to every shared "
+                                 "unit): the coefficient is 0/0, undefined")
+    return float(1.0 - (w * o).sum() / de)
 
-def cohen_kappa(a, b=None, weights=None, labels=None) -> float:
-    "Cohen's kappa of two raters (unweighted, `weights='linear'` or `'quadratic'`); missing ratings skip the item."
-    c1, c2, domain = _two_raters(a, b, labels)
-    _check_weight_order(domain, weights, labels)
-    return _chance_corrected(c1, c2, len(domain), weights, pooled=False)
+def _two_workers(j: Judgments, workers, weights, what):
+    "Codes of the units both chosen workers judged (their order kept), after checking the pair and the weights."
+    check_choice("weights", weights, _WEIGHTS)
+    _single_label(j, what)
+    if workers is None:
+        if j.n_workers != 2:
+            raise ValueError(f"{what} compares two workers; the judgments have {j.n_workers} ({_ids(j.workers)}): "
+                             "pass workers=(a, b)")
+        pick = np.array([0, 1])
+    else:
+        if isinstance(workers, (str, bytes)) or not isinstance(workers, (list, tuple, pd.Index, np.ndarray)) \
+                or len(workers) != 2:
+            raise TypeError(f"workers must be a pair (a, b) of worker ids, not {workers!r}")
+        pick = j.workers.get_indexer(list(workers))
+        unknown = [w for w, p in zip(workers, pick) if p < 0]
+        if unknown: raise ValueError(f"workers {unknown} are not among the judgments' workers ({_ids(j.workers)})")
+        if pick[0] == pick[1]: raise ValueError(f"workers names the same worker twice ({workers[0]!r})")
+    if weights != "identity" and j.labels.dtype.kind not in "iuf" and not j.closed:
+        raise ValueError(f"weights={weights!r} need ordered labels; the labels are strings ({_ids(j.labels)}): "
+                         "pass labels= in their scale order")
+    m = j.label_matrix(missing=-1)[:, pick]
+    both = (m >= 0).all(axis=1)
+    if not both.any(): raise ValueError(f"no unit was judged by both workers {list(j.workers[pick])}")
+    return m[both, 0], m[both, 1]
 
-def scott_pi(a, b=None, weights=None, labels=None) -> float:
-    "Scott's pi of two raters: kappa with the pooled label distribution as chance model."
-    c1, c2, domain = _two_raters(a, b, labels)
-    _check_weight_order(domain, weights, labels)
-    return _chance_corrected(c1, c2, len(domain), weights, pooled=True)
+# %% ../nbs/20_agreement.ipynb #33861d68
+@delegates(as_judgments, but=["data"])
+def cohen_kappa(
+    data,  # judgments of two workers (or more, with `workers=`): a `Judgments`, a long DataFrame or a CSV path
+    workers=None,  # the pair (a, b) of worker ids to compare; None: the judgments must hold exactly two workers
+    weights: str = "identity",  # disagreement weights: 'identity' (unweighted), 'linear' or 'quadratic'
+    **kwargs,
+) -> float:
+    "Cohen's kappa of two workers over the units both judged (unweighted, or linear/quadratic weights in label order)."
+    j = _judgments(data, kwargs, "cohen_kappa")
+    c1, c2 = _two_workers(j, workers, weights, "cohen_kappa")
+    return _chance_corrected(c1, c2, j.n_labels, weights, pooled=False)
+
+# %% ../nbs/20_agreement.ipynb #90daf669
+@delegates(as_judgments, but=["data"])
+def scott_pi(
+    data,  # judgments of two workers (or more, with `workers=`): a `Judgments`, a long DataFrame or a CSV path
+    workers=None,  # the pair (a, b) of worker ids to compare; None: the judgments must hold exactly two workers
+    weights: str = "identity",  # disagreement weights: 'identity' (unweighted), 'linear' or 'quadratic'
+    **kwargs,
+) -> float:
+    "Scott's pi of two workers: kappa with their pooled label distribution as the chance model."
+    j = _judgments(data, kwargs, "scott_pi")
+    c1, c2 = _two_workers(j, workers, weights, "scott_pi")
+    return _chance_corrected(c1, c2, j.n_labels, weights, pooled=True)
 
 # %% ../nbs/20_agreement.ipynb #ddcc4c13
-def fleiss_kappa(data, counts: bool = False, unit="unit", rater="worker", value="label", value_domain=None) -> float:
-    "Fleiss' kappa from raters x units data (NaN = missing) or, with `counts=True`, a units x categories count table."
-    if counts:
-        n = np.asarray(data, dtype=float)
-        if n.ndim != 2: raise ValueError(f"count table must be 2-D (units x categories), got shape {n.shape}")
-        if (n < 0).any() or not np.all(np.mod(n, 1) == 0): raise ValueError("count table must hold non-negative integers")
-    else:
-        n = unit_value_counts(data, unit, rater, value, value_domain)[0].toarray()
+def fleiss_kappa_counts(
+    counts,  # units x categories table of counts n_uc: a 2-D array or DataFrame of non-negative integers
+) -> float:
+    "Low-level: Fleiss' kappa from a units x categories count table n_uc (units with fewer than 2 ratings left out)."
+    n = np.asarray(counts, dtype=float)
+    if n.ndim != 2: raise ValueError(f"counts must be a 2-D table (units x categories), got shape {n.shape}")
+    if not np.isfinite(n).all() or (n < 0).any() or not np.all(np.mod(n, 1) == 0):
+        raise ValueError("counts must hold non-negative integers")
     m = n.sum(axis=1)
     keep = m >= 2
     if not keep.any(): raise UndefinedAgreement("no unit has two or more ratings: Fleiss' kappa is undefined")
@@ -198,12 +170,33 @@ def fleiss_kappa(data, counts: bool = False, unit="unit", rater="worker", value=
     p_bar = ((n * (n - 1)).sum(axis=1) / (m * (m - 1))).mean()
     p = n.sum(axis=0) / m.sum()
     p_e = (p ** 2).sum()
-    if p_e >= 1: raise ValueError("expected agreement is 1 (every rating is the same category): Fleiss' kappa is 0/0")
-    return (p_bar - p_e) / (1 - p_e)
+    if p_e >= 1: raise UndefinedAgreement("expected agreement is 1 (every rating is the same category): Fleiss' kappa is 0/0")
+    return float((p_bar - p_e) / (1 - p_e))
+
+# %% ../nbs/20_agreement.ipynb #ab6b543d
+@delegates(as_judgments, but=["data"])
+def fleiss_kappa(
+    data,  # judgments: a `Judgments`, a long DataFrame or a CSV path (see `as_judgments`)
+    missing: str = "pooled",  # units with missing ratings: 'pooled' (each unit's own raters, pooled chance) or 'gwet'
+    **kwargs,
+) -> float:
+    "Fleiss' kappa of many workers; each unit's agreement from the workers it has (units with fewer than 2 left out)."
+    check_choice("missing", missing, ("pooled", "gwet"))
+    j = _single_label(_judgments(data, kwargs, "fleiss_kappa"), "fleiss_kappa")
+    if missing == "gwet":
+        try: from crowdnb.chance import fleiss_kappa_gwet
+        except ImportError:
+            raise NotImplementedError("missing='gwet' needs crowdnb.chance (Gwet's convention), which is not available "
+                                      "in this installation; use missing='pooled'") from None
+        return fleiss_kappa_gwet(j)
+    return fleiss_kappa_counts(j.unit_vectors().toarray())
 
 # %% ../nbs/20_agreement.ipynb #fb60bd18
-def coincidence_matrix(counts) -> np.ndarray:
-    "Krippendorff's values x values coincidence matrix o_ck from a units x values count matrix n_uc."
+def coincidence_matrix(
+    counts,  # units x values count matrix n_uc: a 2-D array or a scipy sparse matrix
+) -> np.ndarray:
+    "Low-level: Krippendorff's values x values coincidence matrix o_ck from a units x values count matrix n_uc."
+    if isinstance(counts, pd.DataFrame): counts = counts.to_numpy()
     if isinstance(counts, np.ndarray) and counts.ndim == 2:
         n = counts.astype(float, copy=False)
         m = n.sum(axis=1)
@@ -231,37 +224,60 @@ def _delta2(domain, n_v, level):
     s, t = v[:, None] + v[None, :], v[:, None] - v[None, :]
     return np.divide(t, s, out=np.zeros((k, k)), where=s != 0) ** 2
 
-def _check_level(level, domain):
-    if level not in _LEVELS: raise ValueError(f"level must be one of {_LEVELS}, not {level!r}")
+def _check_values(level, values):
+    "Interval and ratio distances need finite numbers (ratio: non-negative ones)."
     if level in ("interval", "ratio"):
-        if np.asarray(domain).dtype.kind not in "fiu":
-            raise TypeError(f"{level} alpha needs numeric values, not {np.asarray(domain).dtype}")
-        if not np.isfinite(np.asarray(domain, float)).all():
-            raise ValueError(f"{level} alpha needs finite values; the ratings hold {np.asarray(domain)[~np.isfinite(np.asarray(domain, float))][0]!r}")
-        if level == "ratio" and (np.asarray(domain, float) < 0).any():
-            raise ValueError("ratio alpha needs non-negative values (a ratio scale has an absolute zero)")
+        v = np.asarray(values)
+        if v.dtype.kind not in "fiu":
+            raise TypeError(f"level={level!r} needs numeric labels, not {_ids(pd.Index(v))}: use level='nominal', "
+                            "or level='ordinal' with labels= in their scale order")
+        if not np.isfinite(v.astype(float)).all():
+            raise ValueError(f"level={level!r} needs finite values; the labels hold {v[~np.isfinite(v.astype(float))][0]!r}")
+        if level == "ratio" and (v.astype(float) < 0).any():
+            raise ValueError(f"level='ratio' needs non-negative values (a ratio scale has an absolute zero); "
+                             f"the labels hold {v[v.astype(float) < 0][0]!r}")
 
-def alpha_from_counts(counts, domain=None, level: str = "nominal") -> float:
-    "Krippendorff's alpha from a units x values count matrix (columns in `domain` order)."
+def _scale(j: Judgments, level: str, what: str) -> np.ndarray:
+    "The label values alpha's distances use at `level`, in label order (ordinal strings: positions in the declared order)."
+    check_level(level)
+    if j.n_workers < 2: raise ValueError(f"{what} needs at least two workers; the judgments have one ({j.workers[0]!r})")
+    lab, numeric = j.labels, j.labels.dtype.kind in "iuf"
+    _check_values(level, np.asarray(lab) if level in ("interval", "ratio") else np.zeros(0))
+    if level == "ordinal" and not numeric and not j.closed:
+        raise ValueError(f"level='ordinal' needs the order of the string labels ({_ids(lab)}): pass labels= in their "
+                         "scale order")
+    if numeric and (level != "ordinal" or lab.is_monotonic_increasing): return lab.to_numpy()
+    return np.arange(len(lab))
+
+def alpha_from_counts(
+    counts,  # units x values count matrix n_uc (array, DataFrame or sparse), columns in `labels` order
+    labels=None,  # the values of the columns (numbers for interval/ratio); None: 0, 1, 2, ...
+    level: str = "nominal",  # 'nominal', 'ordinal', 'interval' or 'ratio'
+) -> float:
+    "Low-level: Krippendorff's alpha from a units x values count matrix (columns in `labels` order)."
+    check_level(level)
     o = coincidence_matrix(counts)
-    domain = np.arange(o.shape[0]) if domain is None else np.asarray(domain)
-    if len(domain) != o.shape[0]: raise ValueError(f"domain has {len(domain)} values but counts have {o.shape[0]} columns")
-    _check_level(level, domain)
+    labels = np.arange(o.shape[0]) if labels is None else np.asarray(labels)
+    if len(labels) != o.shape[0]: raise ValueError(f"labels has {len(labels)} values but counts have {o.shape[0]} columns")
+    _check_values(level, labels)
     n_v = o.sum(axis=0); n = n_v.sum()
-    if n == 0: raise UndefinedAgreement("no unit has ratings from two or more raters: alpha is undefined")
-    d = _delta2(domain, n_v, level)
+    if n == 0: raise UndefinedAgreement("no unit has judgments from two or more workers: alpha is undefined")
+    d = _delta2(labels, n_v, level)
     de = (np.outer(n_v, n_v) * d).sum()
-    if de == 0: raise UndefinedAgreement("every pairable rating has the same value (no variation): alpha is 0/0, undefined")
+    if de == 0: raise UndefinedAgreement("every pairable judgment has the same label (no variation): alpha is 0/0, undefined")
     return float(1.0 - (n - 1) * (o * d).sum() / de)
 
-def krippendorff_alpha(data, level: str = "nominal", value_domain=None, unit="unit", rater="worker", value="label") -> float:
-    "Krippendorff's alpha (nominal, ordinal, interval or ratio) of raters x units data with NaN for missing, a long table or Judgments."
-    if level not in _LEVELS: raise ValueError(f"level must be one of {_LEVELS}, not {level!r}")
-    codes, domain, raters, _ = reliability_codes(data, unit, rater, value, value_domain)
-    if level == "ordinal" and value_domain is None and domain.dtype.kind not in "fiu":
-        raise ValueError("ordinal alpha of string values needs value_domain= giving their order")
-    if codes.shape[0] < 2: raise ValueError(f"alpha needs at least two raters, got {codes.shape[0]}")
-    return alpha_from_counts(_counts(codes, len(domain), dense=True), domain, level)
+# %% ../nbs/20_agreement.ipynb #e5b0956c
+@delegates(as_judgments, but=["data"])
+def krippendorff_alpha(
+    data,  # judgments: a `Judgments`, a long DataFrame or a CSV path (see `as_judgments`)
+    level: str = "nominal",  # level of measurement: 'nominal', 'ordinal' (scale = label order), 'interval' or 'ratio'
+    **kwargs,
+) -> float:
+    "Krippendorff's alpha of the judgments at a level of measurement; missing judgments are simply absent rows."
+    check_level(level)
+    j = _single_label(_judgments(data, kwargs, "krippendorff_alpha"), "krippendorff_alpha")
+    return alpha_from_counts(j.unit_vectors(), _scale(j, level, "krippendorff_alpha"), level)
 
 # %% ../nbs/20_agreement.ipynb #2c52e160
 @dataclass
@@ -290,59 +306,72 @@ def _unit_contributions(n: sparse.csr_matrix) -> sparse.csr_matrix:
     return c
 
 def _bootstrap_weights(rng, n_units: int, size: int) -> np.ndarray:
+    "Low-level: `size` multinomial resamples of `n_units` units (how often each unit is drawn)."
     return rng.multinomial(n_units, np.full(n_units, 1.0 / n_units), size=size).astype(float)
 
-def alpha_bootstrap(data, level: str = "nominal", n_boot: int = 1000, ci: float = 0.95, seed=None,
-                    progress: bool = True, value_domain=None, unit="unit", rater="worker", value="label",
-                    batch: int = 256) -> AlphaInterval:
+# %% ../nbs/20_agreement.ipynb #a1f9a960
+@delegates(as_judgments, but=["data"])
+def alpha_bootstrap(
+    data,  # judgments: a `Judgments`, a long DataFrame or a CSV path (see `as_judgments`)
+    level: str = "nominal",  # level of measurement: 'nominal', 'ordinal', 'interval' or 'ratio'
+    n_boot: int = 1000,  # number of bootstrap resamples (>= 1)
+    ci: float = 0.95,  # coverage of the percentile interval, in (0, 1)
+    seed=None,  # an int >= 0, None or a numpy Generator: the same seed gives the same resamples
+    progress=None,  # progress bar: None = on a terminal or in live Jupyter only
+    batch: int = 256,  # resamples computed together (memory vs speed; the result does not depend on it)
+    **kwargs,
+) -> AlphaInterval:
     "Krippendorff's alpha with a seeded percentile bootstrap interval over units."
-    if not (isinstance(n_boot, Integral) and n_boot >= 1): raise ValueError(f"n_boot must be a positive integer, got {n_boot!r}")
-    if not 0 < ci < 1: raise ValueError(f"ci must be between 0 and 1, got {ci!r}")
-    a = krippendorff_alpha(data, level, value_domain, unit, rater, value)
-    codes, domain, *_ = reliability_codes(data, unit, rater, value, value_domain)
-    n = _counts(codes, len(domain))
+    check_level(level)
+    n_boot = check_int("n_boot", n_boot, 1)
+    ci = check_number("ci", ci, 0, 1, low_open=True, high_open=True)
+    batch = check_int("batch", batch, 1)
+    rng = as_rng(seed)
+    j = _single_label(_judgments(data, kwargs, "alpha_bootstrap"), "alpha_bootstrap")
+    values = _scale(j, level, "alpha_bootstrap")
+    n = j.unit_vectors()
+    a = alpha_from_counts(n, values, level)
     n = n[np.asarray(n.sum(axis=1)).ravel() >= 2]
     contrib = _unit_contributions(n)
-    v, n_units = len(domain), n.shape[0]
-    rng = as_rng(seed)
+    v, n_units = len(values), n.shape[0]
     batch = int(max(1, min(batch, 2e7 // (v * v + n_units))))
-    d_fixed = None if level == "ordinal" else _delta2(domain, None, level)
+    d_fixed = None if level == "ordinal" else _delta2(values, None, level)
     out = []
-    for start in progress_bar(range(0, n_boot, batch), show=progress, desc="bootstrap",
-                              total=-(-n_boot // batch)):
+    for start in progress_bar(range(0, n_boot, batch), show=progress, desc="bootstrap", total=-(-n_boot // batch)):
         w = _bootstrap_weights(rng, n_units, min(batch, n_boot - start))
         o = np.asarray((contrib.T @ w.T).T).reshape(-1, v, v)
         n_v = o.sum(axis=1)
-        d = _delta2(domain, n_v, level) if d_fixed is None else d_fixed
+        d = _delta2(values, n_v, level) if d_fixed is None else d_fixed
         do = (o * d).sum((1, 2))
         de = (n_v[:, :, None] * n_v[:, None, :] * d).sum((1, 2))
         with np.errstate(divide="ignore", invalid="ignore"):
             out.append(np.where(de > 0, 1.0 - (n_v.sum(axis=1) - 1) * do / de, np.nan))
     s = np.concatenate(out)
     ok = np.isfinite(s)
-    if not ok.any(): raise ValueError("every bootstrap resample lacks variation: no interval")
+    if not ok.any(): raise UndefinedAgreement("every bootstrap resample lacks variation: no interval")
     low, high = np.quantile(s[ok], [(1 - ci) / 2, (1 + ci) / 2])
     return AlphaInterval(a, float(low), float(high), ci, level, s[ok], int((~ok).sum()))
 
 # %% ../nbs/20_agreement.ipynb #32d3e6db
 @dataclass
 class PairwiseAgreement:
-    "Per rater-pair agreement (seed 002) with its shared-annotation-weighted averages."
-    pairs: pd.DataFrame        # one row per (category, rater1, rater2) sharing at least one annotation
+    "Per worker-pair agreement (seed 002) with its shared-annotation-weighted averages."
+    pairs: pd.DataFrame        # one row per (category, worker1, worker2) sharing at least one annotation
     by_category: pd.DataFrame  # per category: shared, expected, observed, kappa (weighted means), pairs
     total: pd.Series           # the same over all categories
-    raters: pd.Index           # raters (after filtering) with at least one annotation
+    workers: pd.Index          # workers (after filtering) with at least one annotation
     rule: str
 
     def __repr__(self):
         t = self.total
-        return (f"PairwiseAgreement({self.rule}: {len(self.raters)} raters, {int(t['pairs'])} pair rows, "
+        return (f"PairwiseAgreement({self.rule}: {len(self.workers)} workers, {int(t['pairs'])} pair rows, "
                 f"{int(t['shared'])} shared annotations, observed {t['observed']:.4f}, expected {t['expected']:.4f}, "
                 f"kappa {t['kappa']:.4f})")
 
 _WEIGHTED = ["expected", "observed", "kappa"]
 
 def _summarise(pairs: pd.DataFrame) -> pd.Series:
+    "Shared-annotation-weighted means of expected, observed agreement and kappa over pair rows."
     s = pairs["shared"].to_numpy(float)
     tot = s.sum()
     out = {"shared": int(tot)}
@@ -351,124 +380,111 @@ def _summarise(pairs: pd.DataFrame) -> pd.Series:
     out["pairs"] = len(pairs)
     return pd.Series(out, dtype=object)
 
-def _label_sets(col: pd.Series, sep, categories) -> sparse.csr_matrix:
-    "Rows x categories 0/1 sparse matrix: does the row's label set (a list, or a string split at `sep`) hold the category?"
-    if sep is not None and col.map(lambda v: isinstance(v, str) or v is None or (isinstance(v, float) and np.isnan(v))).all():
-        lists = col.fillna("").astype(str).str.split(sep)
-    else:
-        lists = col.map(lambda v: [] if v is None or (isinstance(v, float) and np.isnan(v)) else
-                        list(v) if isinstance(v, (list, tuple, set, frozenset, np.ndarray)) else [v])
-    ex = pd.Series(list(lists), dtype=object).explode()      # index = row position
-    ex = ex[ex.notna()]
-    if len(ex) and ex.map(lambda v: isinstance(v, str)).all():
-        ex = ex.str.strip(); ex = ex[ex != ""]
-    codes = pd.Index(categories).get_indexer(ex.to_numpy())
-    pos = ex.index.to_numpy()[codes >= 0]
-    m = sparse.csr_matrix((np.ones(len(pos)), (pos, codes[codes >= 0])), shape=(len(col), len(categories)))
-    m.data = np.minimum(m.data, 1.0)
-    return m
-
 def _by_rows(mat_rows, mat_cols, weights, shape):
+    "Sparse matrix of summed `weights` at (mat_rows, mat_cols)."
     m = sparse.csr_matrix((weights, (mat_rows, mat_cols)), shape=shape)
     m.sum_duplicates()
     return m
 
-def pairwise_agreement(data, key, rater="worker", answer="label", rule: str = "yesno", categories=None, by=None,
-                       sep=None, none="none", candidates=None, raters=None, duplicates: str = "all",
-                       kappa_if_perfect: float = 1.0) -> PairwiseAgreement:
-    "Observed/expected agreement and Cohen's kappa for every rater pair, and their shared-weighted averages (seed 002)."
-    if isinstance(data, Judgments):
-        if rule == "yesno" and categories is None and by is None: categories = list(data.labels)
-        data = data.frame.rename(columns={"labels": "label"})
-    if not isinstance(data, pd.DataFrame):
-        raise TypeError(f"pairwise_agreement needs a DataFrame of annotations or Judgments, not {type(data).__name__}")
-    if rule not in ("yesno", "choice"): raise ValueError(f"rule must be 'yesno' or 'choice', not {rule!r}")
-    if duplicates not in ("all", "first", "last"):
-        raise ValueError(f"duplicates must be 'all', 'first' or 'last', not {duplicates!r}")
-    key = [key] if isinstance(key, str) else list(key)
-    if not key: raise ValueError("key must name at least one column (what makes two annotations the same question)")
-    if by is not None and by not in key: key = key + [by]     # a question is asked within one category
-    need = key + [rater, answer] + [c for c in (by, candidates) if c is not None]
-    missing = [c for c in dict.fromkeys(need) if c not in data.columns]
-    if missing: raise ValueError(f"missing column(s) {missing}; the table has {list(data.columns)}")
-    if rule == "choice" and candidates is None:
-        raise ValueError("rule='choice' needs candidates= (a column with the number of candidate objects per question)")
-    df = data[list(dict.fromkeys(need))].reset_index(drop=True)
-    for c in dict.fromkeys(key + [rater] + ([by] if by is not None else [])):
-        bad = np.flatnonzero(df[c].isna().to_numpy())
-        if len(bad): raise ValueError(f"column {c!r} has missing values at rows {list(bad[:5])}")
-    if raters is not None:
-        if isinstance(raters, pd.Series) and raters.dtype == bool: raters = raters.index[raters.to_numpy()]
-        df = df[df[rater].isin(pd.Index(raters))]
-        if len(df) == 0: raise ValueError("no annotation is left after the rater filter")
-    if duplicates != "all":
-        df = df.drop_duplicates(key + [rater] + ([by] if by is not None else []), keep=duplicates)
-    df = df.reset_index(drop=True)
-    q = df.groupby(key, sort=False).ngroup().to_numpy()
-    r_code, r_ids = pd.factorize(df[rater], sort=True)
-    n_q, n_r = q.max() + 1, len(r_ids)
+def _worker_filter(j: Judgments, workers) -> Judgments:
+    "The judgments of the listed workers (ids, or a boolean Series indexed by worker)."
+    if workers is None: return j
+    if isinstance(workers, pd.Series) and workers.dtype == bool: workers = workers.index[workers.to_numpy()]
+    if isinstance(workers, (str, bytes)) or np.ndim(workers) != 1:
+        raise TypeError(f"workers must be a list of worker ids or a boolean Series indexed by worker, not {workers!r}")
+    keep = j.frame["worker"].isin(pd.Index(workers)).to_numpy()
+    if not keep.any():
+        raise ValueError(f"no judgment is left after the filter workers={list(workers)[:5]!r}; the judgments' workers "
+                         f"are {_ids(j.workers)}")
+    return j if keep.all() else Judgments(j.frame[keep], j.labels, closed=j.closed)
 
-    # categories: which rows are asked about which category, and (yes/no) the answer
-    if rule == "yesno" and categories is not None and by is None:
-        cats = pd.Index(list(categories))
-        yes = _label_sets(df[answer], sep, cats).tocsc()
-        asked = lambda j: np.ones(len(df), bool)
-        yes_of = lambda j: yes[:, j].toarray().ravel() > 0
+def _unit_candidates(candidates, j: Judgments) -> np.ndarray:
+    "Number of candidate objects of each unit (in `j.units` order), checked: whole numbers >= 1, one per unit."
+    if candidates is None:
+        raise ValueError("rule='choice' needs candidates=: the number of candidate objects per unit (a number, or a "
+                         "Series or dict indexed by unit)")
+    if isinstance(candidates, (dict, pd.Series)):
+        s = pd.Series(candidates, dtype=object)
+        if s.index.has_duplicates: raise ValueError(f"candidates lists the unit(s) {_ids(s.index[s.index.duplicated()])} twice")
+        f = s.reindex(j.units)
+        absent = j.units[f.isna().to_numpy()]
+        if len(absent): raise ValueError(f"candidates has no number for the unit(s) {_ids(absent)}")
+        f = pd.to_numeric(f, errors="coerce").to_numpy(float)
+    elif isinstance(candidates, (Real, np.number)) and not isinstance(candidates, (bool, np.bool_)):
+        f = np.full(j.n_units, float(candidates))
     else:
-        if by is not None:
-            cats = pd.Index(list(categories)) if categories is not None else pd.Index(sorted(df[by].unique()))
-            df_cat = df[by].to_numpy()
-        else:
-            cats, df_cat = pd.Index(["all"]), np.array(["all"] * len(df), dtype=object)
-        asked = lambda j: df_cat == cats[j]
-        if rule == "yesno":
-            a = df[answer]
-            ok = a.map(lambda v: isinstance(v, (bool, np.bool_)) or (isinstance(v, (Integral, np.integer)) and v in (0, 1)))
-            if not ok.all():
-                bad = np.flatnonzero(~ok.to_numpy())
-                raise ValueError(f"answer column {answer!r} must hold yes/no as booleans or 0/1 (or pass categories= for "
-                                 f"label sets); bad values at rows {list(bad[:5])}")
-            yes_all = a.astype(bool).to_numpy()
-            yes_of = lambda j: yes_all
-    if rule == "choice":
-        ans = df[answer].astype(object)
-        is_none = (ans.isna() | ans.eq(none) | ans.map(lambda v: isinstance(v, str) and not v.strip())).to_numpy()
-        g = pd.DataFrame({"q": q, "a": np.where(is_none, "\0none", ans.astype(str))}).groupby(["q", "a"], sort=False).ngroup().to_numpy()
-        f = pd.to_numeric(df[candidates], errors="coerce").to_numpy(float)
-        if np.isnan(f).any() or (f < 1).any() or not np.all(np.mod(f, 1) == 0):
-            bad = np.flatnonzero(np.isnan(f) | (f < 1) | (np.mod(np.nan_to_num(f), 1) != 0))
-            raise ValueError(f"candidates column {candidates!r} must hold whole numbers >= 1; bad at rows {list(bad[:5])}")
-        fq = pd.Series(f).groupby(q).agg(["min", "max"])
-        if (fq["min"] != fq["max"]).any():
-            bad = fq.index[(fq["min"] != fq["max"]).to_numpy()][:5]
-            raise ValueError(f"candidates column {candidates!r} differs between annotations of the same question "
-                             f"(question groups {list(bad)})")
-        f_q = fq["min"].to_numpy()
+        raise TypeError(f"candidates must be a number or a Series/dict indexed by unit, not {type(candidates).__name__}")
+    bad = ~np.isfinite(f) | (f < 1) | (np.mod(np.nan_to_num(f), 1) != 0)
+    if bad.any():
+        raise ValueError(f"candidates must be whole numbers >= 1; unit {j.units[bad][0]!r} has {f[bad][0]!r}")
+    return f
 
-    rows = []
-    for j, cat in enumerate(cats):
-        m = asked(j)
+# %% ../nbs/20_agreement.ipynb #ea1a901a
+@delegates(as_judgments, but=["data"])
+def pairwise_agreement(
+    data,  # judgments: a `Judgments`, a long DataFrame or a CSV path; the unit (and dimension) is the question
+    rule: str = "yesno",  # 'yesno' (each category a yes/no question) or 'choice' (pick one candidate object or none)
+    none: str = "none",  # the label that says no to every category ('yesno') or chooses no object ('choice')
+    candidates=None,  # 'choice' only: candidate objects per question, a number or a Series/dict indexed by unit
+    workers=None,  # keep only these workers: a list of worker ids or a boolean Series indexed by worker
+    kappa_if_perfect: float = 1.0,  # kappa of a pair whose expected and observed agreement are both 1 (seed 002: 1)
+    **kwargs,
+) -> PairwiseAgreement:
+    "Observed/expected agreement and Cohen's kappa for every worker pair, and their shared-weighted averages (seed 002)."
+    check_choice("rule", rule, ("yesno", "choice"))
+    if isinstance(kappa_if_perfect, (bool, np.bool_)) or not isinstance(kappa_if_perfect, (Real, np.number)):
+        raise TypeError(f"kappa_if_perfect must be a number (or nan), not {kappa_if_perfect!r}")
+    j = _worker_filter(_judgments(data, kwargs, "pairwise_agreement"), workers)
+    f = j.frame
+    count = f["count"].to_numpy(float)
+    W = j.work_vectors().tocsc()                                   # judgments x labels: label occurrences
+    none_code = j.labels.get_loc(none) if none in j.labels else None
+    n_none = W[:, none_code].toarray().ravel() if none_code is not None else np.zeros(len(f))
+    if "dimension" in f:
+        q = f.groupby(["unit", "dimension"], sort=False).ngroup().to_numpy()
+        cat_code, cats = pd.factorize(f["dimension"], sort=True)
+        asked = lambda c: cat_code == c
+    else:
+        q = j.unit_code
+        cats = pd.Index([x for x in j.labels if x != none]) if rule == "yesno" else pd.Index(["all"])
+        asked = lambda c: np.ones(len(f), bool)
+    if len(cats) == 0: raise ValueError(f"no category to score: every label is the none label {none!r}")
+    r_code, n_q, n_r = j.worker_code, q.max() + 1, j.n_workers
+    if rule == "yesno":
+        if "dimension" in f: yes_all = np.minimum(np.asarray(W.sum(axis=1)).ravel() - n_none, count)
+        yes_of = (lambda c: yes_all) if "dimension" in f else \
+                 (lambda c: np.minimum(W[:, j.labels.get_loc(cats[c])].toarray().ravel(), count))
+    else:
+        lens = f["labels"].map(len).to_numpy()
+        bad = np.flatnonzero(lens != count)
+        if len(bad):
+            raise ValueError(f"rule='choice' needs one answer per annotation; the judgments at {_rows_msg(bad)} hold "
+                             "several labels")
+        rows, codes = j.label_codes()
+        g = pd.factorize(q[rows].astype(np.int64) * j.n_labels + codes)[0]
+        f_q = np.zeros(n_q); f_q[q] = _unit_candidates(candidates, j)[j.unit_code]
+
+    out = []
+    for c, cat in enumerate(cats):
+        m = asked(c)
         if not m.any(): continue
-        w = m.astype(float)
-        C = _by_rows(q, r_code, w, (n_q, n_r))
+        C = _by_rows(q, r_code, count * m, (n_q, n_r))
         S = (C.T @ C).tocsr()
         T = sparse.triu(S, k=1).tocoo()
-        i, k = T.row, T.col
-        shared = T.data
+        i, k, shared = T.row, T.col, T.data
         if len(shared) == 0: continue
         if rule == "yesno":
-            y = yes_of(j) & m
-            Y = _by_rows(q, r_code, y.astype(float), (n_q, n_r))
+            Y = _by_rows(q, r_code, yes_of(c) * m, (n_q, n_r))
             N = C - Y
             YC = (Y.T @ C).tocsr()
             agree = np.asarray((Y.T @ Y + N.T @ N).tocsr()[i, k]).ravel()
             y1, y2 = np.asarray(YC[i, k]).ravel(), np.asarray(YC[k, i]).ravel()
             n1, n2 = shared - y1, shared - y2
             expected = (y1 * y2 + n1 * n2) / shared ** 2
-            extra_cols = {"yes1": y1.astype(int), "yes2": y2.astype(int)}
+            extra = {"yes1": y1.astype(int), "yes2": y2.astype(int)}
         else:
-            G = _by_rows(g, r_code, w, (g.max() + 1, n_r))
-            Z = _by_rows(q, r_code, (is_none & m).astype(float), (n_q, n_r))
+            G = _by_rows(g, r_code[rows], m[rows].astype(float), (g.max() + 1, n_r))
+            Z = _by_rows(q, r_code, n_none * m, (n_q, n_r))
             ZC = (Z.T @ C).tocsr()
             F = (C.T @ sparse.diags(f_q) @ C).tocsr()
             agree = np.asarray((G.T @ G).tocsr()[i, k]).ravel()
@@ -476,38 +492,43 @@ def pairwise_agreement(data, key, rater="worker", answer="label", rule: str = "y
             fsum = np.asarray(F[i, k]).ravel()
             p1, p2 = z1 / shared, z2 / shared
             expected = p1 * p2 + shared * (1 - p1) * (1 - p2) / fsum
-            extra_cols = {"none1": z1.astype(int), "none2": z2.astype(int), "candidates": fsum.astype(int)}
+            extra = {"none1": z1.astype(int), "none2": z2.astype(int), "candidates": fsum.astype(int)}
         observed = agree / shared
         with np.errstate(divide="ignore", invalid="ignore"):
             kappa = np.where(expected < 1, (observed - expected) / (1 - expected),
                              np.where(observed == 1, kappa_if_perfect, np.nan))
-        rows.append(pd.DataFrame({"category": cat, "rater1": r_ids[i], "rater2": r_ids[k],
-                                  "shared": shared.astype(int), "agreements": agree.astype(int),
-                                  "observed": observed, "expected": expected, "kappa": kappa, **extra_cols}))
-    if not rows: raise ValueError("no two raters share an annotation: there is no pair to compare")
-    pairs = pd.concat(rows, ignore_index=True)
-    by_cat = pd.DataFrame({c: _summarise(p) for c, p in pairs.groupby("category", sort=False)}).T
-    by_cat = by_cat.reindex(cats)
+        out.append(pd.DataFrame({"category": cat, "worker1": j.workers[i], "worker2": j.workers[k],
+                                 "shared": shared.astype(int), "agreements": agree.astype(int),
+                                 "observed": observed, "expected": expected, "kappa": kappa, **extra}))
+    if not out: raise ValueError("no two workers share an annotation: there is no pair to compare")
+    pairs = pd.concat(out, ignore_index=True)
+    by_cat = pd.DataFrame({c: _summarise(p) for c, p in pairs.groupby("category", sort=False)}).T.reindex(cats)
     by_cat.index.name = "category"
     by_cat = by_cat.fillna({"shared": 0, "pairs": 0}).astype({"shared": int, "pairs": int, "expected": float,
                                                                "observed": float, "kappa": float})
-    return PairwiseAgreement(pairs, by_cat, _summarise(pairs), pd.Index(r_ids, name=rater), rule)
+    return PairwiseAgreement(pairs, by_cat, _summarise(pairs), pd.Index(j.workers, name="worker"), rule)
 
 # %% ../nbs/20_agreement.ipynb #4c2b9b67
 SPATIAL_PREPOSITIONS = ["in", "inside", "against", "on", "on top of", "under", "below", "over", "above"]
 _ANNOTATION_COLUMNS = ["id", "user", "time", "figure", "ground", "task", "scene", "preposition", "prepositions",
                        "cam_rot", "cam_loc"]
 
-def _spatial_folder(folder):
-    from pathlib import Path
-    folder = shared_data("spatial-prepositions-2019") if folder is None else Path(folder)
-    if folder is None or not Path(folder).is_dir():
-        raise ValueError(f"spatial-prepositions folder {str(folder)!r} not found")
+def _spatial_folder(folder) -> Path:
+    "The spatial-prepositions folder (default: the shared data), checked for its three files."
+    if folder is None:
+        folder = shared_data("spatial-prepositions-2019")
+        if folder is None:
+            raise ValueError("the spatial-prepositions data is absent: ../shared/data/spatial-prepositions-2019 was not "
+                             "found beside the checkout (or under $CROWDNB_SHARED_DATA); pass folder=")
+    folder = Path(folder)
+    if not folder.is_dir(): raise ValueError(f"spatial-prepositions folder {str(folder)!r} not found")
     for f in ("annotationlist.csv", "userlist.csv", "scene_info.csv"):
-        if not (Path(folder) / f).exists(): raise ValueError(f"{f} is missing from {str(folder)!r}")
-    return Path(folder)
+        if not (folder / f).is_file(): raise ValueError(f"{f} is missing from {str(folder)!r}")
+    return folder
 
-def read_spatial_prepositions(folder=None) -> pd.DataFrame:
+def read_spatial_prepositions(
+    folder=None,  # the folder of the study's CSV files; None: ../shared/data/spatial-prepositions-2019
+) -> pd.DataFrame:
     "The 2019 spatial-prepositions annotations with each user's `native` flag and each question's number of candidate objects."
     folder = _spatial_folder(folder)
     a = pd.read_csv(folder / "annotationlist.csv", header=None, names=_ANNOTATION_COLUMNS, dtype=str,
@@ -530,38 +551,58 @@ def read_spatial_prepositions(folder=None) -> pd.DataFrame:
     a["candidates"] = (a["scene"].map(n_obj).fillna(0).astype(int) - ground_in.to_numpy().astype(int))
     return a
 
-def spatial_prepositions_agreements(folder=None, duplicates: str = "all", kappa_if_perfect: float = 1.0,
-                                    native_only: bool = True, match: str = "token") -> dict:
+def _in_order(res: PairwiseAgreement, order) -> PairwiseAgreement:
+    "The result with its categories in `order` (the published tables' order)."
+    pos = pd.Index(order).get_indexer(res.pairs["category"])
+    pairs = res.pairs.iloc[np.argsort(pos, kind="stable")].reset_index(drop=True)
+    return PairwiseAgreement(pairs, res.by_category.reindex(order), res.total, res.workers, res.rule)
+
+def spatial_prepositions_agreements(
+    folder=None,  # the folder of the study's CSV files; None: ../shared/data/spatial-prepositions-2019
+    duplicates: str = "count",  # a question answered twice by one user: 'count' every answer (the study) or keep the 'last'
+    kappa_if_perfect: float = 1.0,  # kappa of a pair with expected = observed = 1 (the study: 1; nan leaves it out)
+    native_only: bool = True,  # only native speakers are raters (the study)
+    match: str = "token",  # a preposition is chosen if it is a ';'-separated 'token' of the answer, or a 'substring'
+) -> dict:
     "Seed 002's semantic (`sv`) and comparative (`comp`) agreement tables, recomputed from the raw annotations."
+    check_choice("duplicates", duplicates, ("count", "last"))
+    check_choice("match", match, ("token", "substring"))
     a = read_spatial_prepositions(folder)
-    raters = a.loc[a.native, "user"].unique() if native_only else None
+    workers = a.loc[a.native, "user"].unique() if native_only else None
+    common = dict(worker="user", none="none", workers=workers, duplicates=duplicates, kappa_if_perfect=kappa_if_perfect,
+                  empty="label", none_token="none")
     sv = a[a.task == "sv"]
     if match == "substring":   # the trap: "in" inside "inside;" and "against;", "on" inside "on top of;"
         sv = sv.assign(prepositions=sv.prepositions.map(lambda s: [p for p in SPATIAL_PREPOSITIONS if p in s]))
-    elif match != "token": raise ValueError(f"match must be 'token' or 'substring', not {match!r}")
-    sem = pairwise_agreement(sv, key=["scene", "figure", "ground"], rater="user", answer="prepositions", sep=";",
-                             categories=SPATIAL_PREPOSITIONS, raters=raters, duplicates=duplicates,
-                             kappa_if_perfect=kappa_if_perfect)
-    comp = pairwise_agreement(a[a.task == "comp"], key=["scene", "ground", "preposition"], rater="user",
-                              answer="figure", rule="choice", by="preposition", categories=SPATIAL_PREPOSITIONS,
-                              none="none", candidates="candidates", raters=raters, duplicates=duplicates,
-                              kappa_if_perfect=kappa_if_perfect)
-    return {"semantic": sem, "comparative": comp}
+    sv = sv.assign(question=sv.scene + "|" + sv.figure + "|" + sv.ground)
+    sem = pairwise_agreement(sv, unit="question", label="prepositions", sep=";", labels=SPATIAL_PREPOSITIONS + ["none"],
+                             **common)
+    comp = a[a.task == "comp"]
+    comp = comp.assign(question=comp.scene + "|" + comp.ground)
+    comp_res = pairwise_agreement(comp, rule="choice", unit="question", label="figure", dimension="preposition",
+                                  candidates=comp.groupby("question")["candidates"].first(), **common)
+    return {"semantic": sem, "comparative": _in_order(comp_res, SPATIAL_PREPOSITIONS)}
 
-def read_published_agreements(path) -> tuple[int, pd.DataFrame]:
+def read_published_agreements(
+    path,  # a published seed-002 table: 'semantic agreements.csv' or 'comparative agreements.csv'
+) -> tuple[int, pd.DataFrame]:
     "A published seed-002 agreement table: (number of raters in its header, per-preposition rows plus a 'total' row)."
     import csv
-    rows = list(csv.reader(open(path)))
+    p = Path(path)
+    if not p.is_file(): raise ValueError(f"published agreement table {str(p)!r} " + ("is a folder" if p.is_dir() else "does not exist"))
+    with open(p, newline="") as fh: rows = list(csv.reader(fh))
     try:
         n_users = int(rows[0][1].split(":")[1])
         body = pd.DataFrame([r[:5] for r in rows[2:11]], columns=["category", "shared", "expected", "observed", "kappa"])
         total = pd.DataFrame([["total"] + rows[12][:4]], columns=body.columns)
+        t = pd.concat([body, total], ignore_index=True).set_index("category")
+        return n_users, t.astype({"shared": int, "expected": float, "observed": float, "kappa": float})
     except (IndexError, ValueError) as e:
-        raise ValueError(f"{path}: not a seed-002 agreement table ({e})") from None
-    t = pd.concat([body, total], ignore_index=True).set_index("category")
-    return n_users, t.astype({"shared": int, "expected": float, "observed": float, "kappa": float})
+        raise ValueError(f"{str(p)!r}: not a seed-002 agreement table ({e})") from None
 
-def agreement_table(res: PairwiseAgreement) -> pd.DataFrame:
+def agreement_table(
+    res: PairwiseAgreement,  # the result of `pairwise_agreement`
+) -> pd.DataFrame:
     "The per-category rows and the 'total' row of a `PairwiseAgreement`, in the layout of the published tables."
     t = pd.concat([res.by_category, res.total.to_frame("total").T])
     t.index.name = "category"
