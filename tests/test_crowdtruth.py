@@ -275,3 +275,34 @@ def test_parity_when_scores_underflow():
     sim, df = _crowd(510, False, n_units=8, n_workers=8, n_labels=4, workers_per_unit=3)
     ours, ref, _ = assert_parity(df, sim.labels)
     assert ours.workers["wqs"].notna().all()
+
+
+def _four_ways(tmp_path):
+    "One simulated single-label crowd as Judgments, as a long table with its own column names, as a CSV file, and as a units x workers matrix."
+    sim = simulate_crowd(n_units=40, n_workers=12, n_labels=4, workers_per_unit=5, seed=3)
+    df = sim.judgments
+    renamed = df.rename(columns={"unit": "item", "worker": "rater", "label": "answer"})
+    path = tmp_path / "crowd.csv"
+    renamed.to_csv(path, index=False)
+    cols = dict(unit="item", worker="rater", label="answer", labels=sim.labels)
+    wide = df.pivot(index="unit", columns="worker", values="label")
+    return sim, {"judgments": (as_judgments(df, labels=sim.labels), {}), "long table": (renamed, cols),
+                 "csv path": (path, cols), "from_matrix": (Judgments.from_matrix(wide, labels=sim.labels), {})}
+
+
+@pytest.mark.parametrize("reference", [False, True])
+def test_four_ways_in_give_the_same_scores(tmp_path, reference):
+    "Judgments, a renamed long DataFrame, a CSV path and Judgments.from_matrix: the same scores, names and shapes."
+    sim, ways = _four_ways(tmp_path)
+    before = ways["long table"][0].copy(deep=True)
+    res = {k: ct.run(data, reference=reference, **kw) for k, (data, kw) in ways.items()}
+    pd.testing.assert_frame_equal(ways["long table"][0], before)
+    base = res["judgments"]
+    for k, r in res.items():
+        for part, cols in (("workers", ["wqs", "wwa", "wsa", "wqs_initial", "units"]),
+                           ("units", ["uqs", "uqs_initial", "judgments"]), ("annotations", ["aqs", "aqs_initial", "judgments"])):
+            pd.testing.assert_frame_equal(getattr(r, part)[cols], getattr(base, part)[cols], check_exact=False, rtol=0,
+                                          atol=1e-12, obj=f"{k}: {part}")
+        pd.testing.assert_frame_equal(r.uas, base.uas, check_exact=False, rtol=0, atol=1e-12, obj=f"{k}: uas")
+        assert (r.units.index.name, r.workers.index.name, r.annotations.index.name) == ("unit", "worker", "label")
+        assert list(r.annotations.index) == sim.labels and r.closed

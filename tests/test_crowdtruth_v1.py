@@ -19,6 +19,8 @@ from crowdnb.core import as_judgments
 from crowdnb import crowdtruth_v1 as ct1
 
 NAN = float("nan")
+# generated crowds may have no sentence with two workers: metrics warns, and these tests check the NaNs
+pytestmark = pytest.mark.filterwarnings("ignore:no sentence has two or more workers")
 
 
 # ---------------------------------------------------------------- the loop oracle (independent of crowdnb)
@@ -240,14 +242,14 @@ def test_single_functions_agree_with_metrics():
 
 # ---------------------------------------------------------------- bad input
 def test_bad_input_is_named():
-    with pytest.raises(TypeError, match="must be a crowdnb.core.Judgments"): ct1.metrics({"unit": [1]})
-    with pytest.raises(ValueError, match="'relation'"): ct1.metrics(TOY, label="relation", sep="|")
+    with pytest.raises(TypeError, match="must be a Judgments, a long pandas DataFrame or a CSV path, not dict"): ct1.metrics({"unit": [1]})
+    with pytest.raises(ValueError, match="lacks the column\\(s\\) label='relation'"): ct1.metrics(TOY, label="relation", sep="|")
     with pytest.raises(ValueError, match="empty answers"): ct1.metrics(TOY.assign(label=TOY.label.where(TOY.index != 2)), sep="|")
     with pytest.raises(ValueError, match="outside the declared set"): ct1.metrics(TOY, sep="|", labels=["A", "B"])
     with pytest.raises(ValueError, match="duplicate judgments"): ct1.metrics(pd.concat([TOY, TOY.iloc[:1]]), sep="|")
     dims = pd.concat([TOY.assign(d="x"), TOY.iloc[:1].assign(d="y")], ignore_index=True)
     with pytest.raises(ValueError, match=r"one judgment per \(sentence, worker\)"): ct1.metrics(dims, sep="|", dimension="d")
-    with pytest.raises(TypeError, match="column options"): ct1.metrics(as_judgments(TOY, sep="|"), sep="|")
+    with pytest.raises(TypeError, match="sep='\\|' applies to a table or a CSV file"): ct1.metrics(as_judgments(TOY, sep="|"), sep="|")
     with pytest.raises(ValueError, match="subtract must be one of"): ct1.worker_relation_score(TOY, subtract="x")
     with pytest.raises(ValueError, match="does not exist"): ct1.metrics("/no/such/file.csv")
     before = TOY.copy(deep=True)
@@ -363,9 +365,35 @@ def test_relex_tutorial_matches_oracle(name, column):
     from conftest import shared
     path = shared("crowdtruth-core", "tutorial", "data", name)
     raw = pd.read_csv(path)
-    res = ct1.metrics(path, label=column, sep="\n")
+    res = ct1.metrics(path, format="crowdflower", label=column, sep="\n")
     rows = [(u, w, [x.strip() for x in str(a).split("\n") if x.strip()])
             for u, w, a in raw[["_unit_id", "_worker_id", column]].itertuples(index=False)]
     labels = sorted({x for _, _, ls in rows for x in ls})
     assert list(res.relations.index) == labels
     assert_matches_oracle(res, oracle(rows, labels), labels)
+
+
+# ---------------------------------------------------------------- four ways in
+def test_four_ways_in_give_the_same_metrics(tmp_path):
+    "Judgments, a renamed long DataFrame, a CSV path and Judgments.from_matrix give the same metrics (single-label crowd)."
+    from crowdnb.core import simulate_crowd, Judgments
+    sim = simulate_crowd(n_units=40, n_workers=12, n_labels=4, workers_per_unit=5, seed=3)
+    df = sim.judgments
+    renamed = df.rename(columns={"unit": "item", "worker": "rater", "label": "answer"})
+    path = tmp_path / "crowd.csv"
+    renamed.to_csv(path, index=False)
+    cols = dict(unit="item", worker="rater", label="answer", labels=sim.labels)
+    wide = df.pivot(index="unit", columns="worker", values="label")
+    before = renamed.copy(deep=True)
+    res = {"judgments": ct1.metrics(as_judgments(df, labels=sim.labels)), "long table": ct1.metrics(renamed, **cols),
+           "csv path": ct1.metrics(path, **cols), "from_matrix": ct1.metrics(Judgments.from_matrix(wide, labels=sim.labels))}
+    pd.testing.assert_frame_equal(renamed, before)
+    base = res["judgments"]
+    for k, r in res.items():
+        for part in ("workers", "worker_relation", "pairwise", "sentence_relation", "relations", "similarity"):
+            pd.testing.assert_frame_equal(getattr(r, part), getattr(base, part), check_exact=False, rtol=0, atol=1e-12,
+                                          obj=f"{k}: {part}")
+        pd.testing.assert_frame_equal(r.worker_sentence.sort_index(), base.worker_sentence.sort_index(),
+                                      check_exact=False, rtol=0, atol=1e-12, obj=f"{k}: worker_sentence")
+        pd.testing.assert_frame_equal(r.sentences, base.sentences, obj=f"{k}: sentences")
+        assert (r.workers.index.name, r.sentences.index.name, r.relations.index.name) == ("worker", "unit", "label")
