@@ -11,92 +11,34 @@ from math import comb
 
 import numpy as np
 import pandas as pd
+from fastcore.meta import delegates
 from scipy import sparse
 
-from .core import Judgments, progress_bar
-from .agreement import _delta2, UndefinedAgreement     # the distance tables of Krippendorff's alpha, one definition
+from .core import as_judgments, check_choice, check_int, check_level, check_number, progress_bar
+from .agreement import _delta2, _judgments, _scale, _single_label, UndefinedAgreement   # one definition of alpha's parts
 
 # %% auto #0
-__all__ = ['LEVELS', 'MAX_RATERS', 'reliability_data', 'subset_codes', 'code_masks', 'subset_alphas', 'algorithm1_coefs',
+__all__ = ['MAX_WORKERS', 'reliability_data', 'subset_codes', 'code_masks', 'subset_alphas', 'algorithm1_coefs',
            'trust_coefficients']
 
 # %% ../nbs/21_trust.ipynb #8e3be5b2
-LEVELS = ("nominal", "ordinal", "interval", "ratio")
+def _values_table(j, level: str, what: str) -> pd.DataFrame:
+    "Workers x units float table of the judgments' values at `level` (NaN = not judged)."
+    vals = _scale(j, level, what).astype(float)
+    codes = j.label_matrix(missing=-1).T
+    x = np.where(codes >= 0, vals[np.maximum(codes, 0)], np.nan)
+    return pd.DataFrame(x, index=j.workers, columns=j.units)
 
-def _check_level(level):
-    if level not in LEVELS: raise ValueError(f"level must be one of {LEVELS}, not {level!r}")
-    return level
-
-def _pick(df, given, candidates, what):
-    "The column of `df` named `given`, or the first of `candidates` present."
-    if given is not None:
-        if given not in df.columns:
-            raise ValueError(f"{what} column {given!r} is not in the table; it has {list(df.columns)}")
-        return given
-    for c in candidates:
-        if c in df.columns: return c
-    raise ValueError(f"cannot find the {what} column (tried {list(candidates)}); the table has "
-                     f"{list(df.columns)}; pass {what}=<column name>")
-
-def _numeric_values(v, level, where):
-    "Float copy of `v` (NaN = missing); strings are coded in sorted order, for the nominal level only."
-    v = np.asarray(v)
-    if v.dtype.kind == "b": raise TypeError(f"{where} holds booleans; pass numbers or labels")
-    if v.dtype.kind in "iuf": out = v.astype(float)
-    else:
-        miss = pd.isna(v)
-        s = pd.Series(v[~miss])
-        num = pd.to_numeric(s, errors="coerce")
-        out = np.full(v.shape, np.nan)
-        if not num.isna().any(): out[~miss] = num.to_numpy(float)
-        elif level != "nominal":
-            raise TypeError(f"{where} holds a non-numeric value {s[num.isna()].iloc[0]!r}; level={level!r} needs "
-                            "numbers (strings are only allowed with level='nominal')")
-        else: out[~miss] = pd.factorize(s.astype(str), sort=True)[0]
-    if np.isinf(out).any(): raise ValueError(f"{where} holds infinite values")
-    return out
-
-def reliability_data(data, level: str = "interval", rater=None, unit=None, value=None, raters=None):
-    "Raters x units float array (NaN = missing) and the rater names, from an array, a long table or `Judgments`."
-    _check_level(level)
-    if isinstance(data, Judgments):
-        if data.multi_label:
-            raise ValueError("trust coefficients need one label per judgment; these judgments hold several")
-        codes, lab = data.label_matrix(missing=-1).T, data.labels
-        if pd.api.types.is_integer_dtype(lab.dtype): vals = lab.to_numpy(float)
-        elif level == "nominal": vals = np.arange(len(lab), dtype=float)
-        else: raise TypeError(f"the judgments' labels are strings ({', '.join(map(str, lab[:3]))}, ...); "
-                              f"level={level!r} needs integer labels")
-        return np.where(codes >= 0, vals[np.maximum(codes, 0)], np.nan), pd.Index(data.workers, name="rater")
-    cand = {"rater": ("rater", "worker", "annotator", "coder"), "unit": ("unit", "item", "task"),
-            "value": ("value", "label", "rating", "score")}
-    if isinstance(data, pd.DataFrame) and rater is unit is value is None and \
-            not any(c in data.columns for cs in cand.values() for c in cs):          # a wide raters x units table
-        return reliability_data(data.to_numpy(), level, raters=data.index if raters is None else raters)
-    if isinstance(data, pd.DataFrame):
-        rc = _pick(data, rater, cand["rater"], "rater")
-        uc, vc = _pick(data, unit, cand["unit"], "unit"), _pick(data, value, cand["value"], "value")
-        if len(data) == 0: raise ValueError("the ratings table is empty")
-        for c, what in ((rc, "rater"), (uc, "unit")):
-            bad = np.flatnonzero(data[c].isna().to_numpy())
-            if len(bad): raise ValueError(f"{what} column {c!r} has missing ids at rows {list(bad[:5])}")
-        dup = np.flatnonzero(data.duplicated([rc, uc], keep=False).to_numpy())
-        if len(dup): raise ValueError(f"duplicate ratings (same {rc!r} and {uc!r}) at rows {list(dup[:5])}")
-        v = _numeric_values(data[vc].to_numpy(), level, f"value column {vc!r}")
-        ri, names = pd.factorize(data[rc], sort=True)
-        ui, units = pd.factorize(data[uc], sort=True)
-        x = np.full((len(names), len(units)), np.nan)
-        x[ri, ui] = v
-        return x, pd.Index(names, name="rater")
-    if isinstance(data, (np.ndarray, list, tuple)):
-        arr = np.asarray(data)
-        if arr.ndim != 2: raise ValueError(f"ratings must be a 2-D raters x units array, got shape {arr.shape}")
-        x = _numeric_values(arr, level, "the ratings array")
-        names = pd.RangeIndex(len(x)) if raters is None else pd.Index(raters)
-        if len(names) != len(x): raise ValueError(f"{len(names)} rater names for {len(x)} rows of ratings")
-        return x, names.rename("rater")
-    raise TypeError("ratings must be a raters x units array, a long DataFrame (rater, unit, value) or Judgments, "
-                    f"not {type(data).__name__}")
+@delegates(as_judgments, but=["data"])
+def reliability_data(
+    data,  # judgments: a `Judgments`, a long DataFrame or a CSV path (see `as_judgments`)
+    level: str = "nominal",  # level of measurement: 'nominal', 'ordinal' (scale = label order), 'interval' or 'ratio'
+    **kwargs,
+) -> pd.DataFrame:
+    "Workers x units table of the judged values (NaN where a worker did not judge a unit): Krippendorff's reliability data."
+    check_level(level)
+    j = _single_label(_judgments(data, kwargs, "reliability_data"), "reliability_data")
+    return _values_table(j, level, "reliability_data")
 
 # %% ../nbs/21_trust.ipynb #4ca71235
 def _one_hot(x, level):
@@ -136,21 +78,19 @@ def code_masks(codes, k: int) -> np.ndarray:
     return ((np.asarray(codes, np.int64)[:, None] >> np.arange(k)) & 1).astype(float)
 
 # %% ../nbs/21_trust.ipynb #a2aff7eb
-MAX_RATERS = 20
+MAX_WORKERS = 20
 
-def _check_raters(x, names, max_raters, rated=True):
-    k = len(x)
-    if k < 2: raise ValueError(f"trust coefficients need at least 2 raters, got {k}")
-    empty = np.flatnonzero(np.isnan(x).all(axis=1))
-    if rated and len(empty): raise ValueError(f"rater(s) {list(names[empty])} have no ratings")
-    if k > max_raters:
+def _check_workers(k: int, max_workers: int):
+    "At least 2 workers, and at most `max_workers` (the work and memory grow as 2^k)."
+    if k < 2: raise ValueError(f"trust coefficients need at least 2 workers, got {k}")
+    if k > max_workers:
         n = 2**k - k - 1
-        raise ValueError(f"{k} raters give 2^{k} - {k} - 1 = {n:,} subsets: about {n * 56 / 2**20:,.0f} MiB for "
-                         f"their codes, alphas and ranks, and {n / (2**20 - 21):,.1f}x the work of 20 raters; "
-                         f"the limit is max_raters={max_raters}. Pass max_raters={k} to run anyway.")
+        raise ValueError(f"{k} workers give 2^{k} - {k} - 1 = {n:,} subsets: about {n * 56 / 2**20:,.0f} MiB for "
+                         f"their codes, alphas and ranks, and {n / (2**20 - 21):,.1f}x the work of 20 workers; "
+                         f"the limit is max_workers={max_workers}. Pass max_workers={k} to run anyway.")
 
 def _subset_alphas(x, level, codes, chunk_mb=64, progress=None):
-    "Alpha of each subset (bit `codes`) of the raters x units float array `x`."
+    "Low-level: alpha of each subset (bit `codes`) of the workers x units float array `x` (NaN = missing)."
     values, X = _one_hot(x, level)
     k, U, V = X.shape
     out = np.full(len(codes), np.nan)
@@ -158,27 +98,48 @@ def _subset_alphas(x, level, codes, chunk_mb=64, progress=None):
     D = None if level == "ordinal" else _delta2(values, None, level)
     B = max(1, int(chunk_mb * 2**20 // (8 * (2 * U * V + 3 * V * V + k))))
     starts = range(0, len(codes), B)
-    show = len(codes) > 200_000 if progress is None else progress
+    show = progress if progress is not None else (None if len(codes) > 200_000 else False)   # None: auto
     Xf, R = X.reshape(k, U * V), X.sum(2)
     for s in progress_bar(starts, show=show, total=len(starts), desc="subset alphas"):
         S = sparse.csr_matrix(code_masks(codes[s:s + B], k))
         out[s:s + B] = _alphas(np.asarray(S @ Xf).reshape(-1, U, V), np.asarray(S @ R), level, values, D)
     return out
 
-def subset_alphas(data, level: str = "interval", max_raters: int = MAX_RATERS, chunk_mb: float = 1,
-                  progress=None, **kwargs) -> pd.DataFrame:
-    "Krippendorff's alpha of every subset of >= 2 raters, in Algorithm 1's order (NaN where undefined)."
-    x, names = reliability_data(data, level, **kwargs)
-    _check_raters(x, names, max_raters, rated=False)
-    codes = subset_codes(len(x))
-    a = _subset_alphas(x, level, codes, chunk_mb, progress)
-    M = code_masks(codes, len(x)).astype(bool)
-    return pd.DataFrame({"size": M.sum(axis=1), "raters": [tuple(names[r]) for r in M], "alpha": a})
+def _prepare(data, level, max_workers, chunk_mb, progress, kwargs, what):
+    "Checked options and the workers x units value table of the judgments."
+    check_level(level)
+    check_int("max_workers", max_workers, 2)
+    check_number("chunk_mb", chunk_mb, low=0, low_open=True)
+    check_choice("progress", progress, (None, True, False))
+    j = _single_label(_judgments(data, kwargs, what), what)
+    _check_workers(j.n_workers, max_workers)
+    return _values_table(j, level, what)
+
+# %% ../nbs/21_trust.ipynb #42dc0e55
+@delegates(as_judgments, but=["data"])
+def subset_alphas(
+    data,  # judgments: a `Judgments`, a long DataFrame or a CSV path (see `as_judgments`)
+    level: str = "nominal",  # level of measurement: 'nominal', 'ordinal', 'interval' or 'ratio'
+    max_workers: int = MAX_WORKERS,  # refuse more workers than this (2^k subsets); raise it to run anyway
+    chunk_mb: float = 1,  # memory per chunk of subsets, in MiB (the result does not depend on it)
+    progress=None,  # progress bar: None = on a terminal or in live Jupyter, for more than 200,000 subsets
+    **kwargs,
+) -> pd.DataFrame:
+    "Krippendorff's alpha of every subset of >= 2 workers, in Algorithm 1's order (NaN where undefined)."
+    x = _prepare(data, level, max_workers, chunk_mb, progress, kwargs, "subset_alphas")
+    names, k = x.index, len(x)
+    codes = subset_codes(k)
+    a = _subset_alphas(x.to_numpy(), level, codes, chunk_mb, progress)
+    M = code_masks(codes, k).astype(bool)
+    return pd.DataFrame({"size": M.sum(axis=1), "workers": [tuple(names[r]) for r in M], "alpha": a})
 
 # %% ../nbs/21_trust.ipynb #260e0cc8
-def algorithm1_coefs(alphas, tie_tol: float = 1e-10) -> np.ndarray:
-    "Algorithm 1's rank counter `coef` for each subset alpha (NaN where the alpha is undefined)."
-    if not tie_tol >= 0: raise ValueError(f"tie_tol must be >= 0, got {tie_tol}")
+def algorithm1_coefs(
+    alphas,  # the subset alphas (any order; NaN = undefined, left out)
+    tie_tol: float = 1e-10,  # alphas within this distance count as equal (0: the literal comparison)
+) -> np.ndarray:
+    "Low-level: Algorithm 1's rank counter `coef` for each subset alpha (an array; NaN where the alpha is undefined)."
+    check_number("tie_tol", tie_tol, low=0)
     a = np.asarray(alphas, float)
     order = np.argsort(a, kind="stable")
     order = order[np.isfinite(a[order])]
@@ -195,18 +156,28 @@ def algorithm1_coefs(alphas, tie_tol: float = 1e-10) -> np.ndarray:
     return coef
 
 # %% ../nbs/21_trust.ipynb #b832e5b2
-def trust_coefficients(data, level: str = "interval", threshold: float = 0.5, tie_tol: float = 1e-10,
-                       max_raters: int = MAX_RATERS, chunk_mb: float = 1, progress=None, **kwargs) -> pd.DataFrame:
-    "Algorithm 1 of seed 004: each rater's normalised trust coefficient and the outlier flag (coefficient <= `threshold`)."
-    x, names = reliability_data(data, level, **kwargs)
-    _check_raters(x, names, max_raters)
-    k = len(x)
+@delegates(as_judgments, but=["data"])
+def trust_coefficients(
+    data,  # judgments: a `Judgments`, a long DataFrame or a CSV path (see `as_judgments`)
+    level: str = "nominal",  # level of measurement of the subset alphas: 'nominal', 'ordinal', 'interval' or 'ratio'
+    threshold: float = 0.5,  # a worker whose coefficient is <= threshold is an outlier (the paper: 0.5)
+    tie_tol: float = 1e-10,  # alphas within this distance count as equal in the rank counter (0: literal)
+    max_workers: int = MAX_WORKERS,  # refuse more workers than this (2^k subsets); raise it to run anyway
+    chunk_mb: float = 1,  # memory per chunk of subsets, in MiB (the result does not depend on it)
+    progress=None,  # progress bar: None = on a terminal or in live Jupyter, for more than 200,000 subsets
+    **kwargs,
+) -> pd.DataFrame:
+    "Algorithm 1 of seed 004: each worker's normalised trust coefficient and the outlier flag (coefficient <= `threshold`)."
+    threshold = check_number("threshold", threshold)
+    tie_tol = check_number("tie_tol", tie_tol, low=0)
+    x = _prepare(data, level, max_workers, chunk_mb, progress, kwargs, "trust_coefficients")
+    names, k = x.index, len(x)
     codes = subset_codes(k)
-    a = _subset_alphas(x, level, codes, chunk_mb, progress)
+    a = _subset_alphas(x.to_numpy(), level, codes, chunk_mb, progress)
     coef = algorithm1_coefs(a, tie_tol)
     ok = np.isfinite(a)
-    if not ok.any(): raise UndefinedAgreement("no subset of raters has a defined alpha (no unit rated by two raters, "
-                                      "or no variation in the ratings)")
+    if not ok.any(): raise UndefinedAgreement("no subset of workers has a defined alpha (no unit judged by two workers, "
+                                              "or no variation in the labels)")
     total, used = np.zeros(k), np.zeros(k)
     B = max(1, int(chunk_mb * 2**20 // (8 * k)))
     for s in range(0, len(codes), B):                        # S^T (coef * alpha), a chunk of rows of S at a time
@@ -214,8 +185,8 @@ def trust_coefficients(data, level: str = "interval", threshold: float = 0.5, ti
         total += (M * (coef * a)[s:s + B][ok[s:s + B], None]).sum(axis=0)
         used += M.sum(axis=0)
     top = total.max()
-    if top <= 0: raise UndefinedAgreement(f"no rater has a positive total (largest {top:g}): every defined subset alpha "
-                                  "is <= 0, so the normalisation by the maximum is meaningless")
+    if top <= 0: raise UndefinedAgreement(f"no worker has a positive total (largest {top:g}): every defined subset alpha "
+                                          "is <= 0, so the normalisation by the maximum is meaningless")
     out = pd.DataFrame({"coefficient": total / top, "outlier": total / top <= threshold, "total": total,
                         "subsets": used.astype(int)}, index=names)
     out.attrs.update(level=level, threshold=threshold, tie_tol=tie_tol, n_subsets=len(codes),
