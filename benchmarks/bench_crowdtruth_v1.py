@@ -1,7 +1,7 @@
 """CrowdTruth 1.0 metrics: crowdnb against the loop-by-loop oracle of tests/test_crowdtruth_v1.py (there is no
 reference package for CrowdTruth 1.0), and crowdnb alone on a million judgments."""
 from __future__ import annotations
-import importlib.util
+import importlib.util, tempfile
 from pathlib import Path
 
 import numpy as np
@@ -55,4 +55,29 @@ def million(quick: bool = False):
     return [Result("crowdtruth_v1: load + metrics", size, secs_all, None, peak_all, agree, "< 30 s, < 4 GB"),
             Result("crowdtruth_v1: metrics only", size, secs, None, peak, agree, "< 30 s, < 4 GB")]
 
-CASES = [vs_loop_oracle, million]
+def workbooks(quick: bool = False):
+    "write_workbooks with its formula guard vs plain pandas/openpyxl sheets (the 'reference' column): the guard's cost. A tenth of the worker ids look like formulas."
+    n_units = 200 if quick else 2_000
+    sim = _crowd(n_units, 100, 10, seed=2)
+    df = sim.judgments.assign(worker=lambda t: t["worker"].where(t["worker"].str[-1] != "7", "=" + t["worker"]))
+    res = ct1.metrics(df, sep="|", labels=sim.labels)
+    import openpyxl, pandas as pd
+    with tempfile.TemporaryDirectory() as tmp:
+        paths, secs = timeit(ct1.write_workbooks, res, "bench", tmp)
+        def plain():
+            with pd.ExcelWriter(Path(tmp) / "plain.xlsx", engine="openpyxl") as xl:
+                res.workers.to_excel(xl, sheet_name="workerMetrics")
+                res.worker_sentence.to_excel(xl, sheet_name="workerSentenceScore")
+                res.worker_relation.to_excel(xl, sheet_name="workerRelationScore")
+            with pd.ExcelWriter(Path(tmp) / "plain2.xlsx", engine="openpyxl") as xl:
+                res.sentences.to_excel(xl, sheet_name="sentenceMetrics")
+                res.relations.to_excel(xl, sheet_name="relationMetrics")
+                res.similarity_table().to_excel(xl, sheet_name="relationSimilarity")
+        _, ref = timeit(plain)
+        cells = [c for p in paths for ws in openpyxl.load_workbook(p).worksheets for row in ws.iter_rows() for c in row]
+        formulas = sum(c.data_type == "f" for c in cells)
+        kept = sum(isinstance(c.value, str) and c.value.startswith("=") for c in cells)
+    return Result("crowdtruth_v1: write_workbooks (guarded) vs unguarded sheets", f"{len(df):,} judgments", secs, ref, None,
+                  f"{formulas} formula cells, {kept} '='-text cells kept as text", "0 formulas")
+
+CASES = [vs_loop_oracle, million, workbooks]
