@@ -7,20 +7,22 @@ Docs: https://crowdnb.github.io/crowdnb/humeval.html.md"""
 # %% ../nbs/41_humeval.ipynb #191fe5c3
 from __future__ import annotations
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from numbers import Integral
-import re
+import re, warnings
 
 import numpy as np
 import pandas as pd
+from fastcore.meta import delegates
 
-from .core import as_rng, progress_bar, Judgments
+from .core import (Judgments, as_judgments, as_rng, check_choice, check_int, check_level, check_number,
+                          progress_bar)
 
 # %% auto #0
-__all__ = ['ERROR_TYPES', 'ERROR_NAMES', 'INJECTION_ORDER', 'EXAMPLE_PASSAGES', 'SCALES', 'METRIC_NAMES', 'PENALTIES',
-           'check_clustering', 'parse_brackets', 'inject_errors', 'ErrorCorpus', 'error_corpus', 'Scale', 'get_scale',
-           'ratings_matrix', 'convert', 'to_unit', 'reverse', 'simple_items', 'alpha_table', 'format_table1',
-           'check_metric_scores', 'human_scores', 'metric_gap_table', 'fit_linear', 'ErrorRegression',
+__all__ = ['ERROR_TYPES', 'ERROR_NAMES', 'INJECTION_ORDER', 'EXAMPLE_PASSAGES', 'SCALES', 'MEASURES', 'PAPER_METRICS',
+           'PENALTIES', 'check_clustering', 'parse_brackets', 'inject_errors', 'ErrorCorpus', 'error_corpus', 'Scale',
+           'get_scale', 'ratings_matrix', 'convert', 'to_unit', 'reverse', 'simple_items', 'alpha_table',
+           'format_table1', 'check_metric_scores', 'human_scores', 'metric_gap_table', 'fit_linear', 'ErrorRegression',
            'check_error_counts', 'error_regression', 'metric_scores', 'plot_metric_vs_human', 'plot_coefficients',
            'RaterSimulation', 'simulate_ratings']
 
@@ -172,10 +174,25 @@ def _check_counts(counts):
         out[t] = int(n)
     return out
 
-def inject_errors(gold, counts, n_tokens=None, seed=None, tokens=None, noise_length=(1, 3), irrelevant_size=2,
-                  on_fail="raise"):
+def inject_errors(
+    gold,  # the gold clustering: a list of chains, each a sequence of (start, end) mentions
+    counts,  # {error type: number of errors}, types among `ERROR_TYPES`
+    n_tokens=None,  # the document's length in tokens (default: up to the last mention)
+    seed=None,  # an int >= 0, None or a numpy Generator
+    tokens=None,  # the document's tokens (instead of n_tokens): keeps punctuation out of noise spans
+    noise_length=(1, 3),  # (min, max) length in tokens of a noise or irrelevant span
+    irrelevant_size=2,  # mentions in an irrelevant chain (>= 2)
+    on_fail="raise",  # an error that cannot be injected: 'raise' or 'skip' (inject as many as possible)
+):
     "Erroneous copy of the `gold` clustering with `counts[type]` errors of each type, and the realised counts."
-    if on_fail not in ("raise", "skip"): raise ValueError(f"on_fail must be 'raise' or 'skip', not {on_fail!r}")
+    check_choice("on_fail", on_fail, ("raise", "skip"))
+    rng = as_rng(seed)
+    if n_tokens is not None: n_tokens = check_int("n_tokens", n_tokens, low=1)
+    if not (isinstance(noise_length, (tuple, list)) and len(noise_length) == 2):
+        raise TypeError(f"noise_length must be a (min, max) pair of token counts, not {noise_length!r}")
+    lo, hi = check_int("noise_length[0]", noise_length[0]), check_int("noise_length[1]", noise_length[1])
+    if lo > hi: raise ValueError(f"noise_length must be (min, max) with min <= max, got {tuple(noise_length)!r}")
+    irrelevant_size = check_int("irrelevant_size", irrelevant_size, low=2)
     if tokens is not None:
         tokens = list(tokens)
         if n_tokens is not None and n_tokens != len(tokens):
@@ -186,12 +203,9 @@ def inject_errors(gold, counts, n_tokens=None, seed=None, tokens=None, noise_len
         if not gold: raise ValueError("an empty gold clustering needs n_tokens")
         n_tokens = max(e for c in gold for _, e in c) + 1
     counts = _check_counts(counts)
-    lo, hi = noise_length
-    if not 1 <= lo <= hi: raise ValueError(f"noise_length must be (min, max) with 1 <= min <= max, got {noise_length!r}")
-    if irrelevant_size < 2: raise ValueError("irrelevant_size must be at least 2 (a chain links two mentions)")
     ok = (np.ones(n_tokens, bool) if tokens is None
           else np.array([any(ch.isalnum() for ch in str(w)) for w in tokens], bool))
-    st = _State(gold, n_tokens, ok, as_rng(seed))
+    st = _State(gold, n_tokens, ok, rng)
     done = {t: 0 for t in ERROR_TYPES}
     for t in INJECTION_ORDER:
         for _ in range(counts.get(t, 0)):
@@ -242,22 +256,33 @@ of [the road]rd called less often than [those]fs in [the south]so . [Okafor]o wr
 @dataclass
 class ErrorCorpus:
     "Items of a human evaluation: gold and erroneous clusterings per item, its document and its error counts."
-    counts: pd.DataFrame   # items x error types: the realised number of errors of each type
-    document: pd.Series    # item -> id of the gold document the item was made from
-    key: dict              # item -> gold clustering
-    response: dict         # item -> erroneous clustering
+    counts: pd.DataFrame   # units (items) x error types: the realised number of errors of each type
+    document: pd.Series    # unit -> id of the gold document the item was made from
+    key: dict              # unit -> gold clustering
+    response: dict         # unit -> erroneous clustering
 
-def error_corpus(documents, n_items=120, multi=0.2, max_errors=2, types=ERROR_TYPES, tokens=None, n_tokens=None,
-                 seed=None, progress=False, **inject_kwargs) -> ErrorCorpus:
+def error_corpus(
+    documents,  # gold documents: {doc_id: clustering}
+    n_items=120,  # number of items (erroneous copies) to make
+    multi=0.2,  # fraction of the items with 2..max_errors errors (the others have one)
+    max_errors=2,  # most errors on one item
+    types=ERROR_TYPES,  # the error types to draw from
+    tokens=None,  # {doc_id: tokens}, optional (keeps punctuation out of noise spans)
+    n_tokens=None,  # {doc_id: number of tokens}, optional
+    seed=None,  # an int >= 0, None or a numpy Generator
+    progress=None,  # progress bar: None = on a terminal or in live Jupyter only
+    **inject_kwargs,  # noise_length, irrelevant_size: passed to `inject_errors`
+) -> ErrorCorpus:
     "Items with known errors: most with one error (types balanced), a fraction `multi` with 2..`max_errors`."
     if not isinstance(documents, Mapping) or not documents:
         raise TypeError("documents must be a non-empty dict {doc_id: clustering}")
-    types = tuple(types)
+    types = (types,) if isinstance(types, str) else tuple(types)
     bad = [t for t in types if t not in ERROR_TYPES]
     if bad or not types: raise ValueError(f"unknown error type(s) {bad}; choose from {list(ERROR_TYPES)}")
-    if not 0 <= multi <= 1: raise ValueError(f"multi must be a fraction in [0, 1], got {multi}")
-    if max_errors < 2 and multi > 0: raise ValueError("max_errors must be at least 2 when multi > 0")
-    if not isinstance(n_items, Integral) or n_items < 1: raise ValueError(f"n_items must be a positive integer, got {n_items!r}")
+    multi = check_number("multi", multi, 0, 1)
+    max_errors = check_int("max_errors", max_errors, low=1)
+    if max_errors < 2 and multi > 0: raise ValueError(f"max_errors must be at least 2 when multi > 0; got {max_errors}")
+    n_items = check_int("n_items", n_items, low=1)
     rng = as_rng(seed)
     tokens, n_tokens = dict(tokens or {}), dict(n_tokens or {})
     docs = {d: check_clustering(c, len(tokens[d]) if d in tokens else n_tokens.get(d), f"document {d!r}")
@@ -281,7 +306,7 @@ def error_corpus(documents, n_items=120, multi=0.2, max_errors=2, types=ERROR_TY
             except ValueError as e: why = e
         else: raise ValueError(f"no document can take the errors {plan} planned for {item} (last reason: {why})")
         rows.append(done); doc_of.append(d); key[item] = docs[d]; resp[item] = r
-    counts = pd.DataFrame(rows, index=pd.Index(ids, name="item"), columns=list(ERROR_TYPES))
+    counts = pd.DataFrame(rows, index=pd.Index(ids, name="unit"), columns=list(ERROR_TYPES))
     return ErrorCorpus(counts, pd.Series(doc_of, counts.index, name="document"), key, resp)
 
 # %% ../nbs/41_humeval.ipynb #1b643dba
@@ -305,201 +330,290 @@ SCALES = {
                         (0, 1, 1, 0, 0, 1, 1, 2)),
 }
 
-def get_scale(scale) -> Scale:
+def get_scale(
+    scale,  # a name in `SCALES` or a `Scale`
+) -> Scale:
     "The `Scale` named `scale` (or `scale` itself)."
     if isinstance(scale, Scale): return scale
-    if scale not in SCALES: raise ValueError(f"unknown scale {scale!r}; choose from {list(SCALES)}")
-    return SCALES[scale]
+    return SCALES[check_choice("scale", scale, tuple(SCALES))]
+
+def _check_scales(scales, name="scales") -> list:
+    "A list of `Scale`s from a name, a `Scale` or a list of them."
+    if isinstance(scales, (str, Scale)): scales = [scales]
+    try: out = [get_scale(s) for s in scales]
+    except TypeError: raise TypeError(f"{name} must be a scale name or a list of them, not {scales!r}") from None
+    if not out: raise ValueError(f"{name} is empty: name at least one of {list(SCALES)}")
+    return out
 
 # %% ../nbs/41_humeval.ipynb #5167d01c
 def _names(idx, limit=5):
     idx = list(idx)
     return ", ".join(map(repr, idx[:limit])) + (f" and {len(idx) - limit} more" if len(idx) > limit else "")
 
-def _check_ratings(R: pd.DataFrame, scale: Scale) -> pd.DataFrame:
-    "Validate a rater x item frame of answers on `scale`; returns a float copy."
-    if R.index.has_duplicates: raise ValueError(f"rater ids repeat: {_names(R.index[R.index.duplicated()].unique())}")
-    if R.columns.has_duplicates: raise ValueError(f"item ids repeat: {_names(R.columns[R.columns.duplicated()].unique())}")
-    if R.shape[0] == 0 or R.shape[1] == 0: raise ValueError(f"ratings table is empty (shape {R.shape})")
-    nonnum = [c for c in R.columns if not pd.api.types.is_numeric_dtype(R[c]) or pd.api.types.is_bool_dtype(R[c])]
-    if nonnum: raise TypeError(f"ratings of item(s) {_names(nonnum)} are not numbers")
-    v = R.to_numpy(float)
-    given = ~np.isnan(v)
-    bad = given & ~np.isin(v, np.arange(scale.max + 1))
+def _judgments(data, kwargs) -> Judgments:
+    "Judgments from `data` through `as_judgments`; a table without the named columns also hears where wide tables go."
+    try: return as_judgments(data, **kwargs)
+    except ValueError as e:
+        if isinstance(data, pd.DataFrame) and "lacks the column" in str(e):
+            raise ValueError(f"{e}. Ratings are a long table (one row per rater and item); a wide raters x items "
+                             "table enters through Judgments.from_matrix(table.T)") from None
+        raise
+
+# %% ../nbs/41_humeval.ipynb #b7940bdb
+def _matrix(J: Judgments, scale: Scale) -> pd.DataFrame:
+    "Low-level: the workers x units float table (NaN = not rated) of a `Judgments`' answers, checked against `scale`."
+    if not pd.api.types.is_numeric_dtype(J.labels.dtype):
+        raise TypeError(f"ratings must be numbers (answers on the {scale.name} scale, 0..{scale.max}); "
+                        f"the labels are {_names(J.labels)}")
+    codes = J.label_matrix(missing=-1)                   # units x workers; names judgments with several labels
+    v = np.where(codes >= 0, J.labels.to_numpy(float)[np.maximum(codes, 0)], np.nan).T
+    bad = ~np.isnan(v) & ~np.isin(v, np.arange(scale.max + 1))
     if bad.any():
         r, c = np.nonzero(bad)
-        where = "; ".join(f"rater {R.index[i]!r}, item {R.columns[j]!r}: {v[i, j]:g}" for i, j in zip(r[:5], c[:5]))
+        where = "; ".join(f"worker {J.workers[i]!r}, unit {J.units[j]!r}: {v[i, j]:g}" for i, j in zip(r[:5], c[:5]))
         raise ValueError(f"{bad.sum()} rating(s) outside the {scale.name} scale (integers 0..{scale.max}): {where}")
-    if (empty := ~given.any(axis=1)).any(): raise ValueError(f"rater(s) {_names(R.index[empty])} rated no item")
-    if (empty := ~given.any(axis=0)).any(): raise ValueError(f"item(s) {_names(R.columns[empty])} have no rating")
-    out = pd.DataFrame(v, index=R.index.copy(), columns=R.columns.copy())
-    out.index.name, out.columns.name = "rater", "item"
-    return out
+    return pd.DataFrame(v, index=J.workers.copy(), columns=J.units.copy())
 
-def ratings_matrix(data, scale="standard", layout="auto", item="item", rater="rater", rating="rating") -> pd.DataFrame:
-    "Validated rater x item table of answers on `scale` (NaN = not rated) from a wide or long table or `Judgments`."
-    scale = get_scale(scale)
-    if layout not in ("auto", "wide", "long"): raise ValueError(f"layout must be 'auto', 'wide' or 'long', not {layout!r}")
-    if isinstance(data, Judgments):
-        if data.labels.dtype.kind not in "iu": raise TypeError(f"ratings must be integer labels, got {list(data.labels[:5])}")
-        codes = data.label_matrix(missing=-1)
-        vals = np.where(codes >= 0, np.asarray(data.labels, float)[np.maximum(codes, 0)], np.nan)
-        return _check_ratings(pd.DataFrame(vals.T, index=data.workers, columns=data.units), scale)
-    if not isinstance(data, pd.DataFrame):
-        raise TypeError(f"ratings must be a pandas DataFrame or Judgments, not {type(data).__name__}")
-    if layout == "long" or (layout == "auto" and {item, rater, rating} <= set(data.columns)):
-        missing = [c for c in (item, rater, rating) if c not in data.columns]
-        if missing: raise ValueError(f"long ratings table lacks column(s) {missing}; it has {list(data.columns)}")
-        J = as_judgments(data, unit=item, worker=rater, label=rating, empty="drop")
-        for col, got, what in ((rater, J.workers, "rater(s) {} rated no item"), (item, J.units, "item(s) {} have no rating")):
-            lost = pd.Index(data[col].dropna().astype(str).str.strip().unique()).difference(got.astype(str))
-            if len(lost): raise ValueError(what.format(_names(lost)))
-        return ratings_matrix(J, scale)
-    return _check_ratings(data, scale)
+# %% ../nbs/41_humeval.ipynb #95d690c3
+@delegates(as_judgments, but=["data"])
+def ratings_matrix(
+    data,  # judgments: a `Judgments`, a long DataFrame (one row per rater and item) or a CSV path
+    scale="standard",  # the scale of the answers: a name in `SCALES` or a `Scale`
+    **kwargs,  # input options of `crowdnb.core.as_judgments`: unit=, worker=, label=, empty=, ...
+) -> pd.DataFrame:
+    "The workers x units table of answers on `scale` (NaN = not rated) from judgments: unit = item, worker = rater, label = answer."
+    return _matrix(_judgments(data, kwargs), get_scale(scale))
 
 # %% ../nbs/41_humeval.ipynb #e72222ff
-def convert(ratings, to, frm="standard") -> pd.DataFrame:
-    "Map answers given on the standard 0-7 scale to the scale `to` (reduced, gravity, importance)."
-    to, frm = get_scale(to), get_scale(frm)
-    R = ratings_matrix(ratings, frm)
+def _convert(R: pd.DataFrame, to: Scale, frm: Scale) -> pd.DataFrame:
+    "Low-level: a workers x units table of answers on `frm` mapped to the scale `to` (only from the standard scale)."
     if to == frm: return R
     if frm.name != "standard": raise ValueError(f"only standard 0-7 answers can be mapped to other scales, not {frm.name}")
     v = R.to_numpy()
     out = np.where(np.isnan(v), np.nan, np.asarray(to.from_standard, float)[np.nan_to_num(v).astype(int)])
     return pd.DataFrame(out, index=R.index, columns=R.columns)
 
-def to_unit(ratings, scale="standard") -> pd.DataFrame:
-    "Answers on `scale` divided by its top level: 0 is the worst answer, 1 means no error."
-    scale = get_scale(scale)
-    return ratings_matrix(ratings, scale) / scale.max
+# %% ../nbs/41_humeval.ipynb #67c9e4f3
+@delegates(as_judgments, but=["data"])
+def convert(
+    data,  # judgments (see `ratings_matrix`)
+    to,  # the scale to map to: 'reduced', 'gravity', 'importance' (or 'standard')
+    frm="standard",  # the scale the answers are on
+    **kwargs,  # input options of `as_judgments`
+) -> pd.DataFrame:
+    "Workers x units table of the answers mapped from the standard 0-7 scale to the scale `to`."
+    to, frm = get_scale(to), get_scale(frm)
+    return _convert(ratings_matrix(data, frm, **kwargs), to, frm)
 
-def reverse(ratings, scale="standard") -> pd.DataFrame:
-    "Reversed answers: the top level minus the answer (7 -> 0, 6 -> 1, ... on the standard scale)."
+# %% ../nbs/41_humeval.ipynb #cf111605
+@delegates(as_judgments, but=["data"])
+def to_unit(
+    data,  # judgments (see `ratings_matrix`)
+    scale="standard",  # the scale the answers are on
+    **kwargs,  # input options of `as_judgments`
+) -> pd.DataFrame:
+    "Workers x units table of the answers divided by the top level of `scale`: 0 is the worst answer, 1 means no error."
     scale = get_scale(scale)
-    return scale.max - ratings_matrix(ratings, scale)
+    return ratings_matrix(data, scale, **kwargs) / scale.max
+
+# %% ../nbs/41_humeval.ipynb #7ba6e1c4
+@delegates(as_judgments, but=["data"])
+def reverse(
+    data,  # judgments (see `ratings_matrix`)
+    scale="standard",  # the scale the answers are on
+    **kwargs,  # input options of `as_judgments`
+) -> pd.DataFrame:
+    "Workers x units table of reversed answers: the top level minus the answer (7 -> 0, 6 -> 1, ... on the standard scale)."
+    scale = get_scale(scale)
+    return scale.max - ratings_matrix(data, scale, **kwargs)
 
 # %% ../nbs/41_humeval.ipynb #5ab6ca60
 from .agreement import krippendorff_alpha, UndefinedAgreement
 from .trust import trust_coefficients
 
 # %% ../nbs/41_humeval.ipynb #218cff05
-def simple_items(ratings, max_distinct=3, scale="standard") -> pd.Index:
-    "Items whose raters gave at most `max_distinct` distinct answers on `scale` (the paper's *simple* questions)."
-    scale = get_scale(scale)
-    R = convert(ratings, scale)
-    distinct = (R.to_numpy()[:, :, None] == np.arange(scale.max + 1)).any(axis=0).sum(axis=1)
-    return R.columns[distinct <= max_distinct]
+def _simple(R: pd.DataFrame, max_distinct: int, scale: Scale) -> pd.Index:
+    "Low-level: the units of a workers x units table of standard answers with at most `max_distinct` distinct answers on `scale`."
+    S = _convert(R, scale, SCALES["standard"])
+    distinct = (S.to_numpy()[:, :, None] == np.arange(scale.max + 1)).any(axis=0).sum(axis=1)
+    return S.columns[distinct <= max_distinct]
+
+# %% ../nbs/41_humeval.ipynb #911c8cb7
+@delegates(as_judgments, but=["data"])
+def simple_items(
+    data,  # judgments (see `ratings_matrix`): standard 0-7 answers
+    max_distinct=3,  # most distinct answers an item may have to be simple
+    scale="standard",  # the scale on which distinct answers are counted
+    **kwargs,  # input options of `as_judgments`
+) -> pd.Index:
+    "Units (items) whose raters gave at most `max_distinct` distinct answers on `scale` (the paper's *simple* questions)."
+    max_distinct = check_int("max_distinct", max_distinct, low=1)
+    return _simple(ratings_matrix(data, **kwargs), max_distinct, get_scale(scale))
 
 # %% ../nbs/41_humeval.ipynb #f30cd96e
-def _cell_alpha(X, level, dom):
-    "Alpha of a raters x items frame, or NaN and the reason when it is undefined (too few raters, no pairs, no variation)."
+def _cell_judgments(X: pd.DataFrame, scale: Scale) -> Judgments:
+    "Low-level: the judgments of a workers x units table of answers on `scale`, the scale's levels declared as labels."
+    return Judgments.from_matrix(X.T, labels=list(range(scale.max + 1)))
+
+def _cell_alpha(X, level, scale):
+    "Low-level: alpha of a workers x units table, or NaN and the reason when it is undefined (too few raters, no pairs, no variation)."
     if X.shape[0] < 2 or X.shape[1] == 0: return np.nan, f"{X.shape[0]} rater(s) on {X.shape[1]} item(s): alpha undefined"
-    try: return krippendorff_alpha(X.to_numpy(), level=level, value_domain=dom), ""
+    try: return krippendorff_alpha(_cell_judgments(X, scale), level=level), ""
     except UndefinedAgreement as e: return np.nan, str(e)
 
-def alpha_table(ratings, scales=("standard", "reduced", "gravity", "importance"), level="nominal",
-                    max_distinct=3, simple_on="standard", threshold=0.5, progress=False) -> pd.DataFrame:
+# %% ../nbs/41_humeval.ipynb #3b010f4b
+@delegates(as_judgments, but=["data"])
+def alpha_table(
+    data,  # judgments (see `ratings_matrix`): standard 0-7 answers
+    scales=("standard", "reduced", "gravity", "importance"),  # the scales to tabulate
+    level="nominal",  # measurement level of alpha and of the trust coefficients
+    max_distinct=3,  # an item is simple with at most this many distinct answers
+    simple_on="standard",  # the scale on which distinct answers are counted
+    threshold=0.5,  # a rater whose trust coefficient is <= threshold is an outlier
+    progress=None,  # progress bar of the trust coefficients: None = on a terminal or in live Jupyter only
+    **kwargs,  # input options of `as_judgments`
+) -> pd.DataFrame:
     "Table 1: Krippendorff's alpha per scale on all and on simple items, and without the outlier raters."
-    if level not in ("nominal", "ordinal", "interval", "ratio"):
-        raise ValueError(f"level must be 'nominal', 'ordinal', 'interval' or 'ratio', not {level!r}")
-    R = ratings_matrix(ratings)
-    simple = simple_items(R, max_distinct, simple_on)
+    level = check_level(level)
+    max_distinct = check_int("max_distinct", max_distinct, low=1)
+    threshold = check_number("threshold", threshold, 0, 1)
+    scales, simple_on = _check_scales(scales), get_scale(simple_on)
+    R = ratings_matrix(data, **kwargs)
+    simple = _simple(R, max_distinct, simple_on)
     rows, keys = [], []
     for s in scales:
-        S = convert(R, s)
-        dom = np.arange(get_scale(s).max + 1)
+        S = _convert(R, s, SCALES["standard"])
         for subset, items in (("all", S.columns), ("simple", simple)):
             X = S[items]
             X = X[X.notna().any(axis=1)]                         # raters who answered none of these items
-            a, note = _cell_alpha(X, level, dom)
+            a, note = _cell_alpha(X, level, s)
             out, a2 = (), np.nan
             if np.isfinite(a):                                   # then some subset alpha is defined
                 try:
-                    trust = trust_coefficients(X.to_numpy(), level=level, threshold=threshold, raters=X.index,
-                                               progress=progress)
+                    trust = trust_coefficients(_cell_judgments(X, s), level=level, threshold=threshold, progress=progress)
                     out = tuple(trust.index[trust["outlier"].to_numpy()])
                 except UndefinedAgreement as e:                  # every subset alpha <= 0: no normalisation
                     note = f"trust coefficients undefined: {e}"
             if out:
-                a2, why = _cell_alpha(X.drop(index=list(out)), level, dom)
+                a2, why = _cell_alpha(X.drop(index=list(out)), level, s)
                 note = note or why
-            rows.append((len(items), len(X), a, out, a2, note)); keys.append((get_scale(s).name, subset))
+            rows.append((len(items), len(X), a, out, a2, note)); keys.append((s.name, subset))
     return pd.DataFrame(rows, index=pd.MultiIndex.from_tuples(keys, names=["scale", "items"]),
                         columns=["n_items", "n_raters", "alpha", "outliers", "alpha_without_outliers", "note"])
 
-def format_table1(table: pd.DataFrame, digits=2) -> pd.DataFrame:
+# %% ../nbs/41_humeval.ipynb #54cbae5f
+def format_table1(
+    table: pd.DataFrame,  # the result of `alpha_table`
+    digits=2,  # decimals shown
+) -> pd.DataFrame:
     "Table 1 laid out as in the paper: scales x item sets, 'a -> b' where outliers were removed, '—' where undefined."
     num = lambda x: "—" if np.isnan(x) else f"{x:.{digits}f}"
     cell = lambda r: num(r.alpha) + (f" → {num(r.alpha_without_outliers)}" if r.outliers else "")
     return table.apply(cell, axis=1).unstack("items").reindex(table.index.get_level_values(0).unique())
 
 # %% ../nbs/41_humeval.ipynb #e16a6946
-def _align(name, frame, items):
-    "Check that `frame` (indexed by item) covers exactly the rated `items`; return its float copy in their order."
-    if not isinstance(frame, pd.DataFrame): raise TypeError(f"{name} must be a DataFrame indexed by item, not {type(frame).__name__}")
-    if frame.index.has_duplicates: raise ValueError(f"{name} repeats item(s) {_names(frame.index[frame.index.duplicated()].unique())}")
-    extra, missing = frame.index.difference(items), pd.Index(items).difference(frame.index)
+def _align(name, frame, units):
+    "Check that `frame` (indexed by unit) covers exactly the rated `units`; return its float copy in their order."
+    if not isinstance(frame, pd.DataFrame): raise TypeError(f"{name} must be a DataFrame indexed by unit (item), not {type(frame).__name__}")
+    if frame.index.has_duplicates: raise ValueError(f"{name} repeats unit(s) {_names(frame.index[frame.index.duplicated()].unique())}")
+    extra, missing = frame.index.difference(units), pd.Index(units).difference(frame.index)
     if len(extra) or len(missing):
-        msg = ([f"rated item(s) {_names(missing)} are missing from {name}"] if len(missing) else []) + \
-              ([f"{name} has item(s) {_names(extra)} that nobody rated"] if len(extra) else [])
-        raise ValueError("item ids do not match: " + "; ".join(msg))
+        msg = ([f"rated unit(s) {_names(missing)} are missing from {name}"] if len(missing) else []) + \
+              ([f"{name} has unit(s) {_names(extra)} that nobody rated"] if len(extra) else [])
+        raise ValueError("unit ids do not match: " + "; ".join(msg))
     nonnum = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c]) or pd.api.types.is_bool_dtype(frame[c])]
     if nonnum: raise TypeError(f"{name} column(s) {_names(nonnum)} are not numbers")
-    out = frame.loc[items].astype(float)
+    out = frame.loc[units].astype(float)
     if np.isnan(out.to_numpy()).any():
         r, c = np.nonzero(np.isnan(out.to_numpy()))
-        raise ValueError(f"{name} has missing values, e.g. item {out.index[r[0]]!r}, column {out.columns[c[0]]!r}")
-    return out
+        raise ValueError(f"{name} has missing values, e.g. unit {out.index[r[0]]!r}, column {out.columns[c[0]]!r}")
+    return out.rename_axis(index="unit")
 
-def check_metric_scores(metric_scores, items) -> pd.DataFrame:
-    "Validated item x metric table of scores in [0, 1], in the order of `items`."
-    M = _align("metric_scores", metric_scores, items)
+# %% ../nbs/41_humeval.ipynb #74021cb2
+MEASURES = ("recall", "precision", "f1")
+
+def check_metric_scores(
+    metric_scores,  # units x metrics scores in [0, 1], or the units x (measure, metric) table of `metric_scores`
+    units,  # the rated units, in order
+    measure="f1",  # which measure to take from a (measure, metric) table: 'recall', 'precision' or 'f1'
+) -> pd.DataFrame:
+    "Validated units x metrics table of scores in [0, 1], in the order of `units` (one `measure` of a `metric_scores` table)."
+    check_choice("measure", measure, MEASURES)
+    if isinstance(metric_scores, pd.DataFrame) and isinstance(metric_scores.columns, pd.MultiIndex):
+        if "measure" not in metric_scores.columns.names:
+            raise ValueError(f"metric_scores has column levels {list(metric_scores.columns.names)}; a table with two "
+                             "levels must be (measure, metric), as `metric_scores` returns")
+        metric_scores = metric_scores.xs(measure, axis=1, level="measure")
+        metric_scores = metric_scores.loc[:, metric_scores.notna().any()]    # conll has an F1 only
+    M = _align("metric_scores", metric_scores, units)
     v = M.to_numpy()
     if ((v < 0) | (v > 1)).any():
         r, c = np.nonzero((v < 0) | (v > 1))
-        raise ValueError(f"metric_scores must lie in [0, 1] (percentages? divide by 100): item {M.index[r[0]]!r}, "
+        raise ValueError(f"metric_scores must lie in [0, 1] (percentages? divide by 100): unit {M.index[r[0]]!r}, "
                          f"metric {M.columns[c[0]]!r} is {v[r[0], c[0]]}")
     return M
 
-def human_scores(ratings, scale="standard", ties="low") -> pd.DataFrame:
-    "Per item, the mean and the mode of the raters' answers mapped to `scale`, on [0, 1]."
-    scale = get_scale(scale)
-    if ties not in ("low", "high", "mean"): raise ValueError(f"ties must be 'low', 'high' or 'mean', not {ties!r}")
-    R = convert(ratings, scale)
-    v = R.to_numpy()
+# %% ../nbs/41_humeval.ipynb #925ef25e
+def _human(R: pd.DataFrame, scale: Scale, ties: str) -> pd.DataFrame:
+    "Low-level: per unit of a workers x units table of standard answers, the mean and mode on `scale`, on [0, 1]."
+    v = _convert(R, scale, SCALES["standard"]).to_numpy()
     levels = np.arange(scale.max + 1, dtype=float)
-    counts = (v[:, :, None] == levels).sum(axis=0)                       # items x levels
+    counts = (v[:, :, None] == levels).sum(axis=0)                       # units x levels
     top = counts == counts.max(axis=1, keepdims=True)
     mode = {"low": lambda: top.argmax(axis=1).astype(float),
             "high": lambda: scale.max - top[:, ::-1].argmax(axis=1).astype(float),
             "mean": lambda: (top * levels).sum(axis=1) / top.sum(axis=1)}[ties]()
     return pd.DataFrame({"mean": np.nanmean(v, axis=0) / scale.max, "mode": mode / scale.max}, index=R.columns)
 
-def metric_gap_table(ratings, metric_scores, scales=("standard", "reduced", "gravity"), ties="low",
-                     absolute=False) -> pd.DataFrame:
-    "Table 2: average over items of (metric score - human mean or mode), both on [0, 1], per scale."
-    R = ratings_matrix(ratings)
-    M = check_metric_scores(metric_scores, R.columns)
+# %% ../nbs/41_humeval.ipynb #56797795
+@delegates(as_judgments, but=["data"])
+def human_scores(
+    data,  # judgments (see `ratings_matrix`): standard 0-7 answers
+    scale="standard",  # the scale to map the answers to
+    ties="low",  # several most frequent answers: 'low', 'high' or 'mean' of them
+    **kwargs,  # input options of `as_judgments`
+) -> pd.DataFrame:
+    "Per unit (item), the mean and the mode of the raters' answers mapped to `scale`, on [0, 1]."
+    check_choice("ties", ties, ("low", "high", "mean"))
+    return _human(ratings_matrix(data, **kwargs), get_scale(scale), ties)
+
+# %% ../nbs/41_humeval.ipynb #3f59bc0c
+@delegates(as_judgments, but=["data"])
+def metric_gap_table(
+    data,  # judgments (see `ratings_matrix`): standard 0-7 answers
+    metric_scores,  # units x metrics scores in [0, 1], or the (measure, metric) table of `metric_scores`
+    scales=("standard", "reduced", "gravity"),  # the scales to compare on
+    ties="low",  # mode ties: 'low', 'high' or 'mean'
+    absolute=False,  # average |metric - human| instead of metric - human
+    measure="f1",  # the measure taken from a (measure, metric) table
+    **kwargs,  # input options of `as_judgments`
+) -> pd.DataFrame:
+    "Table 2: average over units (items) of (metric score - human mean or mode), both on [0, 1], per scale."
+    check_choice("ties", ties, ("low", "high", "mean"))
+    if not isinstance(absolute, (bool, np.bool_)): raise TypeError(f"absolute must be True or False, not {absolute!r}")
+    scales = _check_scales(scales)
+    R = ratings_matrix(data, **kwargs)
+    M = check_metric_scores(metric_scores, R.columns, measure)
     rows, keys = [], []
     for s in scales:
-        H = human_scores(R, s, ties)
+        H = _human(R, s, ties)
         for method in ("mean", "mode"):
             d = M.to_numpy() - H[[method]].to_numpy()
-            rows.append((np.abs(d) if absolute else d).mean(axis=0)); keys.append((get_scale(s).name, method))
+            rows.append((np.abs(d) if absolute else d).mean(axis=0)); keys.append((s.name, method))
     return pd.DataFrame(rows, index=pd.MultiIndex.from_tuples(keys, names=["scale", "method"]), columns=M.columns)
 
 # %% ../nbs/41_humeval.ipynb #b4d431cd
-def fit_linear(X, Y, standardise=True, ridge=0.0, names=None):
-    "Least squares of each column of `Y` (NaN = missing) on the columns of `X` with an intercept: (coef, se, intercept, n)."
+def _fit_groups(X, Y, standardise=True, ridge=0.0, names=None):
+    "Low-level: OLS of each column of `Y` (NaN = missing) on `X` with an intercept, one solve per missing-data pattern: (coef, se, intercept, n, {column: why it could not be fitted})."
     X, Y = np.asarray(X, float), np.asarray(Y, float)
     if Y.ndim == 1: Y = Y[:, None]
     if X.ndim != 2 or X.shape[0] != Y.shape[0]: raise ValueError(f"X {X.shape} and Y {Y.shape} need the same number of rows")
     if not np.isfinite(X).all(): raise ValueError("X (the error counts) must be finite")
-    if ridge < 0: raise ValueError("ridge must be >= 0")
+    ridge = check_number("ridge", ridge, low=0)
     names = list(names) if names is not None else [f"x{j}" for j in range(X.shape[1])]
     m, p = Y.shape[1], X.shape[1]
     coef, se, icpt = np.full((m, p), np.nan), np.full((m, p), np.nan), np.full(m, np.nan)
-    n = (~np.isnan(Y)).sum(axis=0)
+    n, failed = (~np.isnan(Y)).sum(axis=0), {}
     patterns, group = np.unique(~np.isnan(Y), axis=1, return_inverse=True)   # one solve per missing-data pattern
     for g in range(patterns.shape[1]):
         rows, cols = patterns[:, g], np.flatnonzero(group.ravel() == g)
@@ -508,10 +622,12 @@ def fit_linear(X, Y, standardise=True, ridge=0.0, names=None):
         var = np.flatnonzero(sd > 0)                                         # constant features: no coefficient
         Z = (Xg[:, var] - mu[var]) / (sd[var] if standardise else 1.0)
         k, n_g = Z.shape[1], int(rows.sum())
-        if n_g - k - 1 <= 0: raise ValueError(f"{n_g} items cannot fit {k} error types and an intercept")
-        if ridge == 0 and np.linalg.matrix_rank(Z) < k:
-            raise ValueError(f"the counts of {[names[j] for j in var]} are collinear on these {n_g} items (e.g. every "
-                             "item has exactly one error): add items with several or no errors, or pass ridge > 0")
+        why = None
+        if n_g - k - 1 <= 0: why = f"{n_g} items cannot fit {k} error types and an intercept"
+        elif ridge == 0 and np.linalg.matrix_rank(Z) < k:
+            why = (f"the counts of {[names[j] for j in var]} are collinear on these {n_g} items (e.g. every item has "
+                   "exactly one error): add items with several or no errors, or pass ridge > 0")
+        if why: failed.update({int(c): why for c in cols}); continue
         A = Z.T @ Z + ridge * np.eye(k)
         ybar = Yg.mean(axis=0)
         B = np.linalg.solve(A, Z.T @ (Yg - ybar))                            # k x len(cols)
@@ -520,6 +636,21 @@ def fit_linear(X, Y, standardise=True, ridge=0.0, names=None):
         if ridge == 0:
             s2 = ((Yg - ybar - Z @ B) ** 2).sum(axis=0) / (n_g - k - 1)
             se[np.ix_(cols, var)] = np.sqrt(np.outer(s2, np.diag(np.linalg.inv(A))))
+    return coef, se, icpt, n, failed
+
+# %% ../nbs/41_humeval.ipynb #0c37f865
+def fit_linear(
+    X,  # items x features array (the error counts)
+    Y,  # items x models array of targets, NaN where a model has no answer
+    standardise=True,  # standardise the features (population sd) over each model's items
+    ridge=0.0,  # L2 penalty (>= 0); 0 is OLS
+    names=None,  # feature names, for error messages
+):
+    "Low-level: least squares of each column of `Y` (NaN = missing) on the columns of `X` with an intercept: (coef, se, intercept, n); a model that cannot be fitted is a `ValueError`."
+    coef, se, icpt, n, failed = _fit_groups(X, Y, standardise, ridge, names)
+    if failed:
+        j = min(failed)
+        raise ValueError(f"column {j} of Y cannot be fitted: {failed[j]}")
     return coef, se, icpt, n
 
 # %% ../nbs/41_humeval.ipynb #83f4136c
@@ -531,6 +662,7 @@ class ErrorRegression:
     intercept: pd.Series   # in the direction of `convention`
     n_items: pd.Series
     kind: pd.Series        # 'rater', 'mean' or 'metric'
+    skipped: pd.Series = field(default_factory=lambda: pd.Series(dtype=object, name="reason"))  # model -> why it was not fitted
 
     def table3(self) -> pd.DataFrame:
         "Table 3: the metrics' coefficients and a 'Humans' row averaging the individual raters' (NaN ignored)."
@@ -547,89 +679,148 @@ class ErrorRegression:
         t = t.assign(_o=order).sort_values(["_o", "coef"], ascending=[True, False], kind="stable")
         return t[["type", "model", "kind", "coef", "se"]].reset_index(drop=True)
 
-def check_error_counts(error_counts, items) -> pd.DataFrame:
-    "Validated item x error type table of non-negative integer counts, in the order of `items`."
-    C = _align("error_counts", error_counts, items)
+# %% ../nbs/41_humeval.ipynb #90ecc84a
+def check_error_counts(
+    error_counts,  # units x error types table of counts
+    units,  # the rated units, in order
+) -> pd.DataFrame:
+    "Validated units x error types table of non-negative integer counts, in the order of `units`."
+    C = _align("error_counts", error_counts, units)
     v = C.to_numpy()
     if ((v < 0) | (np.mod(v, 1) != 0)).any():
         r, c = np.nonzero((v < 0) | (np.mod(v, 1) != 0))
-        raise ValueError(f"error_counts must be non-negative integers: item {C.index[r[0]]!r}, "
+        raise ValueError(f"error_counts must be non-negative integers: unit {C.index[r[0]]!r}, "
                          f"type {C.columns[c[0]]!r} is {v[r[0], c[0]]}")
     return C
 
-def error_regression(ratings, error_counts, metric_scores=None, scales=("standard", "reduced", "gravity"),
-                     include_mean=True, exclude=(), target="unit", standardise=True, convention="paper",
-                     drop_nonnegative=False, ridge=0.0) -> ErrorRegression:
-    "Tables 3-4: regress each rater's and metric's reversed score on the standardised error counts."
-    if target not in ("unit", "raw"): raise ValueError(f"target must be 'unit' or 'raw', not {target!r}")
-    if convention not in ("paper", "reversed"): raise ValueError(f"convention must be 'paper' or 'reversed', not {convention!r}")
-    R = ratings_matrix(ratings)
-    exclude = [exclude] if isinstance(exclude, str) else list(exclude)
+# %% ../nbs/41_humeval.ipynb #c7f42637
+@delegates(as_judgments, but=["data"])
+def error_regression(
+    data,  # judgments (see `ratings_matrix`): standard 0-7 answers
+    error_counts,  # units x error types table of counts
+    metric_scores=None,  # units x metrics scores in [0, 1] (or the (measure, metric) table of `metric_scores`), optional
+    scales=("standard", "reduced", "gravity"),  # the scales on which raters are modelled
+    include_mean=True,  # also model the mean answer on each scale
+    exclude=(),  # raters (worker ids) to leave out, e.g. the outliers of `alpha_table`
+    target="unit",  # 'unit': every target on [0, 1]; 'raw': answers in scale points
+    standardise=True,  # standardised counts (the paper's coefficients); False: per error
+    convention="paper",  # 'paper': negative = the error lowers the score; 'reversed': as fitted on reversed scores
+    drop_nonnegative=False,  # the paper's rule: coefficients that do not lower the score become NaN
+    ridge=0.0,  # L2 penalty (>= 0); 0 is OLS with standard errors
+    measure="f1",  # the measure taken from a (measure, metric) table
+    **kwargs,  # input options of `as_judgments`
+) -> ErrorRegression:
+    "Tables 3-4: regress each rater's and metric's reversed score on the standardised error counts; raters with too few answers are skipped with a warning."
+    check_choice("target", target, ("unit", "raw"))
+    check_choice("convention", convention, ("paper", "reversed"))
+    ridge = check_number("ridge", ridge, low=0)
+    for name, v in (("include_mean", include_mean), ("standardise", standardise), ("drop_nonnegative", drop_nonnegative)):
+        if not isinstance(v, (bool, np.bool_)): raise TypeError(f"{name} must be True or False, not {v!r}")
+    scales = _check_scales(scales) if not (isinstance(scales, (list, tuple)) and len(scales) == 0) else []
+    R = ratings_matrix(data, **kwargs)
+    exclude = [exclude] if isinstance(exclude, (str, Integral)) else list(exclude)
     unknown = [r for r in exclude if r not in R.index]
-    if unknown: raise ValueError(f"cannot exclude unknown rater(s) {_names(unknown)}")
+    if unknown: raise ValueError(f"cannot exclude unknown rater(s) {_names(unknown)}; the raters are {_names(R.index)}")
+    C = check_error_counts(error_counts, R.columns)
+    M = None if metric_scores is None else check_metric_scores(metric_scores, R.columns, measure)
     R = R.drop(index=exclude)
     if R.empty: raise ValueError("every rater was excluded")
-    C = check_error_counts(error_counts, R.columns)
-    cols, names, kinds, tops = [], [], [], []
+    keep = R.notna().any(axis=0).to_numpy()                    # not the units only excluded raters answered
+    R, C = R.loc[:, keep], C.loc[keep]
+    cols, names, kinds, tops, who = [], [], [], [], []
     for s in scales:
-        s = get_scale(s)
         top = 1.0 if target == "unit" else float(s.max)
-        rev = reverse(convert(R, s), s).to_numpy() * (top / s.max)
+        rev = (s.max - _convert(R, s, SCALES["standard"])).to_numpy() * (top / s.max)
         cols.append(rev.T); names += [f"{s.name.upper()}_{r}" for r in R.index]
-        kinds += ["rater"] * len(R); tops += [top] * len(R)
+        kinds += ["rater"] * len(R); tops += [top] * len(R); who += list(R.index)
         if include_mean:
             cols.append(np.nanmean(rev, axis=0)[:, None]); names.append(f"{s.name.upper()}_MEAN")
-            kinds.append("mean"); tops.append(top)
-    if metric_scores is not None:
-        M = check_metric_scores(metric_scores, R.columns)
-        cols.append(1 - M.to_numpy()); names += list(M.columns); kinds += ["metric"] * M.shape[1]; tops += [1.0] * M.shape[1]
+            kinds.append("mean"); tops.append(top); who.append(None)
+    if M is not None:
+        M = M.loc[keep]
+        cols.append(1 - M.to_numpy()); names += list(M.columns); kinds += ["metric"] * M.shape[1]
+        tops += [1.0] * M.shape[1]; who += [None] * M.shape[1]
     if not cols: raise ValueError("nothing to regress: give at least one scale or metric_scores")
-    coef, se, icpt, n = fit_linear(C.to_numpy(), np.hstack(cols), standardise=standardise, ridge=ridge, names=C.columns)
+    coef, se, icpt, n, failed = _fit_groups(C.to_numpy(), np.hstack(cols), standardise, ridge, C.columns)
+    hard = [j for j in failed if kinds[j] != "rater"]
+    if hard or len(failed) == len(names):
+        j = min(hard) if hard else min(failed)
+        raise ValueError(f"cannot fit model {names[j]!r}: {failed[j]}")
+    if failed:
+        raters = list(dict.fromkeys(who[j] for j in sorted(failed)))
+        warnings.warn(f"error_regression: skipped rater(s) {_names(raters)}, whose answers cannot be fitted "
+                      f"({failed[min(failed)]}); their rows are NaN, see .skipped", stacklevel=2)
     if convention == "paper": coef, icpt = -coef, np.asarray(tops) - icpt       # back to the score's direction
     if drop_nonnegative:
         drop = coef >= 0 if convention == "paper" else coef <= 0
         coef[drop] = np.nan; se[drop] = np.nan
     idx = pd.Index(names, name="model")
+    skipped = pd.Series({names[j]: failed[j] for j in sorted(failed)}, dtype=object, name="reason").rename_axis("model")
     return ErrorRegression(pd.DataFrame(coef, idx, C.columns), pd.DataFrame(se, idx, C.columns),
                            pd.Series(icpt, idx, name="intercept"), pd.Series(n, idx, name="n_items"),
-                           pd.Series(kinds, idx, name="kind"))
+                           pd.Series(kinds, idx, name="kind"), skipped)
 
 # %% ../nbs/41_humeval.ipynb #767487dc
-from .coref import score as coref_score
+from .coref import score as coref_score, metric_names, METRIC_LABELS
 
-METRIC_NAMES = {"muc": "MUC", "bcub": "B-CUBED", "ceafm": "CEAFm", "ceafe": "CEAFe", "blanc": "BLANC", "lea": "LEA",
-                "conll": "CoNLL"}
+# %% ../nbs/41_humeval.ipynb #2f234f7e
+PAPER_METRICS = ("muc", "bcub", "ceafm", "ceafe", "blanc", "lea", "conll")   # the seven metrics of the paper
 
-def metric_scores(key, response, metrics=None, measure="f1", **score_kwargs) -> pd.DataFrame:
-    "Items x metrics table of one measure ('f1', 'recall' or 'precision') of each coreference metric, per item."
-    if measure not in ("f1", "recall", "precision"): raise ValueError(f"measure must be 'f1', 'recall' or 'precision', not {measure!r}")
+def metric_scores(
+    key,  # {unit (item): gold clustering}
+    response,  # {unit (item): erroneous clustering}, the same units
+    metrics=None,  # metric names (aliases accepted, see `crowdnb.coref.metric_names`); None: `PAPER_METRICS`
+    **score_kwargs,  # options of `crowdnb.coref.score`: singletons=, add_response_mentions=, blanc=
+) -> pd.DataFrame:
+    "Units x (measure, metric) table: recall, precision and F1 of each coreference metric, per unit (item)."
     if not isinstance(key, Mapping) or not isinstance(response, Mapping):
-        raise TypeError("key and response must be dicts {item: clustering}")
-    t = coref_score(key, response, metrics=metrics, per_document=True, pooled=False, **score_kwargs)[measure].unstack("metric")
-    t = t[[m for m in METRIC_NAMES if m in t.columns]].rename(columns=METRIC_NAMES)
-    return t.rename_axis(index="item", columns="metric").loc[list(key)]
+        raise TypeError(f"key and response must be dicts {{unit: clustering}}, not {type(key).__name__} and {type(response).__name__}")
+    bad = {"per_document", "pooled"} & set(score_kwargs)
+    if bad: raise TypeError(f"metric_scores scores each unit on its own; {sorted(bad)} cannot be set")
+    names = metric_names(PAPER_METRICS if metrics is None else metrics)
+    t = coref_score(key, response, metrics=names, per_document=True, pooled=False, **score_kwargs).unstack("metric")
+    t.columns = t.columns.set_names(["measure", "metric"])
+    t = t.reindex(columns=pd.MultiIndex.from_product([list(MEASURES), names], names=["measure", "metric"]))
+    return t.rename_axis(index="unit").loc[list(key)]
 
 # %% ../nbs/41_humeval.ipynb #85863e41
-def plot_metric_vs_human(ratings, metric_scores, scale="standard", method="mean", ties="low", ncols=4):
-    "Scatter of each metric's score against the human mean (or mode) per item, both on [0, 1], with the diagonal."
+@delegates(as_judgments, but=["data"])
+def plot_metric_vs_human(
+    data,  # judgments (see `ratings_matrix`): standard 0-7 answers
+    metric_scores,  # units x metrics scores in [0, 1], or the (measure, metric) table of `metric_scores`
+    scale="standard",  # the scale of the human score
+    method="mean",  # the human score: 'mean' or 'mode' of the answers
+    ties="low",  # mode ties: 'low', 'high' or 'mean'
+    ncols=4,  # panels per row
+    measure="f1",  # the measure taken from a (measure, metric) table
+    **kwargs,  # input options of `as_judgments`
+):
+    "Scatter of each metric's score against the human mean (or mode) per unit (item), both on [0, 1], with the diagonal."
     import matplotlib.pyplot as plt
-    R = ratings_matrix(ratings)
-    M = check_metric_scores(metric_scores, R.columns)
-    if method not in ("mean", "mode"): raise ValueError(f"method must be 'mean' or 'mode', not {method!r}")
-    h = human_scores(R, scale, ties)[method].to_numpy()
+    check_choice("method", method, ("mean", "mode")); check_choice("ties", ties, ("low", "high", "mean"))
+    ncols = check_int("ncols", ncols, low=1)
+    R = ratings_matrix(data, **kwargs)
+    M = check_metric_scores(metric_scores, R.columns, measure)
+    h = _human(R, get_scale(scale), ties)[method].to_numpy()
     nc = min(ncols, M.shape[1]); nr = -(-M.shape[1] // nc)
     fig, axes = plt.subplots(nr, nc, figsize=(2.8 * nc, 2.8 * nr), sharex=True, sharey=True, squeeze=False)
     for ax, m in zip(axes.flat, M.columns):
         ax.scatter(h, M[m].to_numpy(), s=10, alpha=0.5)
         ax.plot([0, 1], [0, 1], "k--", lw=0.8)
-        ax.set_title(f"{m} (mean gap {np.mean(M[m].to_numpy() - h):+.2f})", fontsize=9)
+        ax.set_title(f"{METRIC_LABELS.get(m, m)} (mean gap {np.mean(M[m].to_numpy() - h):+.2f})", fontsize=9)
         ax.set_xlim(-0.03, 1.03); ax.set_ylim(-0.03, 1.03)
     for ax in axes.flat[M.shape[1]:]: ax.axis("off")
     fig.supxlabel(f"human {method} on the {get_scale(scale).name} scale, on [0, 1]"); fig.supylabel("metric score")
     fig.tight_layout()
     return fig
 
-def plot_coefficients(coef, title=None, ax=None, fmt="{:.3f}"):
+# %% ../nbs/41_humeval.ipynb #6a9ccb2e
+def plot_coefficients(
+    coef,  # a models x error types table (e.g. `ErrorRegression.table3()`) or an `ErrorRegression`
+    title=None,  # the plot's title
+    ax=None,  # a matplotlib Axes to draw on (default: a new figure)
+    fmt="{:.3f}",  # format of the numbers in the cells
+):
     "Heat map of a models x error types table of coefficients (e.g. `ErrorRegression.table3()`)."
     import matplotlib.pyplot as plt
     if isinstance(coef, ErrorRegression): coef = coef.coef
@@ -639,7 +830,7 @@ def plot_coefficients(coef, title=None, ax=None, fmt="{:.3f}"):
     lim = np.nanmax(np.abs(v)) if np.isfinite(v).any() else 1.0
     im = ax.imshow(v, cmap="RdBu", vmin=-lim, vmax=lim, aspect="auto")
     ax.set_xticks(range(v.shape[1]), [ERROR_NAMES.get(c, c) for c in coef.columns], rotation=30, ha="right")
-    ax.set_yticks(range(v.shape[0]), coef.index)
+    ax.set_yticks(range(v.shape[0]), [METRIC_LABELS.get(m, m) for m in coef.index])   # display names of metrics
     for (i, j), x in np.ndenumerate(v):
         ax.text(j, i, "—" if np.isnan(x) else fmt.format(x), ha="center", va="center", fontsize=8,
                 color="white" if abs(x) > 0.6 * lim else "black")
@@ -653,27 +844,41 @@ PENALTIES = {"border": 0.6, "type": 1.6, "noise": 1.0, "silence": 1.2, "irreleva
 @dataclass
 class RaterSimulation:
     "Simulated standard 0-7 answers with the penalties and outliers they were drawn from."
-    ratings: pd.DataFrame     # rater x item answers (NaN = not rated)
-    penalties: pd.DataFrame   # rater x error type: planted points lost per error (NaN for outliers)
-    outlier: pd.Series        # rater -> planted outlier flag
+    judgments: pd.DataFrame   # long table: unit, worker, label (the answer), one row per answer given
+    ratings: pd.DataFrame     # the same as a workers x units table (NaN = not rated)
+    penalties: pd.DataFrame   # worker x error type: planted points lost per error (NaN for outliers)
+    outlier: pd.Series        # worker -> planted outlier flag
 
-def simulate_ratings(error_counts, penalties=None, n_raters=8, n_outliers=2, spread=0.2, noise=0.6, missing=0.0,
-                     seed=None) -> RaterSimulation:
+# %% ../nbs/41_humeval.ipynb #f675046a
+def simulate_ratings(
+    error_counts,  # units x error types table of counts (e.g. `ErrorCorpus.counts`)
+    penalties=None,  # {error type: points lost per error}; default `PENALTIES`
+    n_workers=8,  # number of raters
+    n_outliers=2,  # raters who answer uniformly at random
+    spread=0.2,  # sd of the log-normal factor that makes raters' penalties differ (>= 0)
+    noise=0.6,  # sd of the Gaussian noise on an answer, in scale points (>= 0)
+    missing=0.0,  # fraction of answers removed at random, in [0, 1)
+    seed=None,  # an int >= 0, None or a numpy Generator
+) -> RaterSimulation:
     "Answers 7 - sum(penalty x count) + noise, rounded and clipped to 0..7; outliers answer uniformly at random."
-    if not isinstance(error_counts, pd.DataFrame): raise TypeError("error_counts must be an item x error type DataFrame")
+    rng = as_rng(seed)
+    if not isinstance(error_counts, pd.DataFrame): raise TypeError("error_counts must be a units x error types DataFrame")
     C = check_error_counts(error_counts, error_counts.index)      # non-negative whole numbers, no gaps
     base = pd.Series(PENALTIES if penalties is None else penalties, dtype=float)
     if (miss := C.columns.difference(base.index)).size: raise ValueError(f"no penalty given for error type(s) {_names(miss)}")
-    if not 0 <= n_outliers <= n_raters: raise ValueError(f"need 0 <= n_outliers <= n_raters, got {n_outliers}, {n_raters}")
-    if not 0 <= missing < 1: raise ValueError(f"missing must be a fraction in [0, 1), got {missing}")
-    rng = as_rng(seed)
-    raters = pd.Index([f"A{i + 1}" for i in range(n_raters)], name="rater")
-    P = base[C.columns].to_numpy() * rng.lognormal(0.0, spread, (n_raters, C.shape[1]))
-    latent = 7 - C.to_numpy(float) @ P.T + rng.normal(0, noise, (len(C), n_raters))      # items x raters
+    n_workers = check_int("n_workers", n_workers, low=1)
+    n_outliers = check_int("n_outliers", n_outliers, low=0, high=n_workers)
+    spread, noise = check_number("spread", spread, low=0), check_number("noise", noise, low=0)
+    missing = check_number("missing", missing, 0, 1, high_open=True)
+    workers = pd.Index([f"A{i + 1}" for i in range(n_workers)], name="worker")
+    P = base[C.columns].to_numpy() * rng.lognormal(0.0, spread, (n_workers, C.shape[1]))
+    latent = 7 - C.to_numpy(float) @ P.T + rng.normal(0, noise, (len(C), n_workers))      # units x workers
     ans = np.clip(np.rint(latent), 0, 7)
-    out = np.zeros(n_raters, bool); out[rng.choice(n_raters, n_outliers, replace=False)] = True
+    out = np.zeros(n_workers, bool); out[rng.choice(n_workers, n_outliers, replace=False)] = True
     ans[:, out] = rng.integers(0, 8, (len(C), out.sum()))
     ans[rng.random(ans.shape) < missing] = np.nan
     P[out] = np.nan
-    return RaterSimulation(pd.DataFrame(ans.T, raters, C.index.copy()).rename_axis(columns="item"),
-                           pd.DataFrame(P, raters, C.columns.copy()), pd.Series(out, raters, name="outlier"))
+    ratings = pd.DataFrame(ans.T, workers, C.index.rename("unit"))
+    u, w = np.nonzero(~np.isnan(ans))
+    long = pd.DataFrame({"unit": C.index[u], "worker": workers[w], "label": ans[u, w].astype(int)})
+    return RaterSimulation(long, ratings, pd.DataFrame(P, workers, C.columns.copy()), pd.Series(out, workers, name="outlier"))

@@ -6,7 +6,8 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
-from crowdnb.humeval import (ERROR_TYPES, EXAMPLE_PASSAGES, check_clustering, parse_brackets, inject_errors,
+from crowdnb.core import Judgments, as_judgments
+from crowdnb.humeval import (ERROR_TYPES, PAPER_METRICS, EXAMPLE_PASSAGES, check_clustering, parse_brackets, inject_errors,
                              error_corpus, ratings_matrix, convert, reverse, to_unit, simple_items, alpha_table,
                              human_scores, metric_gap_table, fit_linear, error_regression, simulate_ratings,
                              metric_scores)
@@ -90,7 +91,7 @@ def test_punctuation_never_noise():
 
 # ---------------------------------------------------------------- scales and ratings
 def test_scale_mappings_exhaustive():
-    every = pd.DataFrame([np.arange(8)], columns=[f"a{i}" for i in range(8)])
+    every = pd.DataFrame({"unit": [f"a{i}" for i in range(8)], "worker": "r", "label": np.arange(8)})
     assert convert(every, "reduced").iloc[0].tolist() == [0, 1, 1, 2, 2, 3, 3, 4]
     assert convert(every, "gravity").iloc[0].tolist() == [0, 0, 0, 1, 1, 1, 1, 2]
     assert convert(every, "importance").iloc[0].tolist() == [0, 1, 1, 0, 0, 1, 1, 2]
@@ -100,18 +101,20 @@ def test_scale_mappings_exhaustive():
 @pytest.mark.parametrize("bad, msg", [
     ({"q1": [7, 9]}, "outside the standard scale"),
     ({"q1": [7, -1]}, "outside the standard scale"),
-    ({"q1": [7, 2.5]}, "rater 'b', item 'q1': 2.5"),
-    ({"q1": [7, np.inf]}, "outside the standard scale"),
-    ({"q1": [7, np.nan], "q2": [1, np.nan]}, "rater(s) 'b' rated no item"),
-    ({"q1": [7, 1], "q2": [np.nan, np.nan]}, "item(s) 'q2' have no rating"),
+    ({"q1": [7, 2.5]}, "worker 'b', unit 'q1': 2.5"),
+    ({"q1": [7, np.inf]}, "infinite value"),
 ])
 def test_ratings_bad_input(bad, msg):
+    "Raters x items tables enter transposed through from_matrix; bad answers name the rater and the item."
     with pytest.raises(ValueError, match=re.escape(msg)):
-        ratings_matrix(pd.DataFrame(bad, index=["a", "b"]))
+        ratings_matrix(Judgments.from_matrix(pd.DataFrame(bad, index=["a", "b"]).T))
 
 def test_ratings_type_errors():
-    with pytest.raises(TypeError, match="not numbers"): ratings_matrix(pd.DataFrame({"q": ["7", "6"]}))
-    with pytest.raises(TypeError, match="DataFrame or Judgments"): ratings_matrix([[7, 6]])
+    with pytest.raises(TypeError, match="ratings must be numbers"):
+        ratings_matrix(pd.DataFrame({"unit": ["q", "q"], "worker": ["a", "b"], "label": ["seven", "six"]}))
+    with pytest.raises(TypeError, match="from_matrix"): ratings_matrix(np.array([[7, 6]]))
+    with pytest.raises(ValueError, match=re.escape("Judgments.from_matrix(table.T)")):
+        ratings_matrix(pd.DataFrame({"q": [7, 6]}))                     # a wide table is never guessed
 
 
 # ---------------------------------------------------------------- Table 1
@@ -125,7 +128,7 @@ def _sim(seed=4, n_items=150, **kw):
 def test_table1_alpha_matches_krippendorff_package(level):
     krippendorff = pytest.importorskip("krippendorff")
     corpus, sim = _sim(missing=0.1)
-    R = sim.ratings
+    R = sim.judgments
     t1 = alpha_table(R, level=level)
     simple = simple_items(R)
     for s in ("standard", "reduced", "gravity", "importance"):
@@ -144,11 +147,11 @@ def test_table1_alpha_matches_krippendorff_package(level):
 @pytest.mark.parametrize("seed", [1, 4, 9])
 def test_table1_flags_planted_outliers(seed):
     corpus, sim = _sim(seed=seed)
-    t1 = alpha_table(sim.ratings, scales=["standard"])
+    t1 = alpha_table(sim.judgments, scales=["standard"])
     assert set(t1.loc[("standard", "all"), "outliers"]) == set(sim.outlier.index[sim.outlier])
 
 def test_simple_items_by_hand():
-    R = pd.DataFrame({"q1": [0, 1, 2, 3], "q2": [0, 0, 7, 7], "q3": [5, 6, 7, np.nan]})
+    R = Judgments.from_matrix(pd.DataFrame({"q1": [0, 1, 2, 3], "q2": [0, 0, 7, 7], "q3": [5, 6, 7, np.nan]}).T)
     assert list(simple_items(R)) == ["q2", "q3"]
     assert list(simple_items(R, max_distinct=4)) == ["q1", "q2", "q3"]
 
@@ -162,7 +165,7 @@ def test_mode_matches_scipy_low_ties(seed):
     v = rng.integers(0, 8, (5, 20)).astype(float)
     v[rng.random(v.shape) < 0.2] = np.nan
     v[0] = np.where(np.isnan(v[0]), 3, v[0])                   # every item keeps an answer
-    R = pd.DataFrame(v, columns=[f"q{i}" for i in range(20)])
+    R = Judgments.from_matrix(pd.DataFrame(v, columns=[f"q{i:02d}" for i in range(20)]).T)   # ids sort as the columns
     ref = stats.mode(v, axis=0, nan_policy="omit").mode
     np.testing.assert_allclose(human_scores(R)["mode"].to_numpy(), np.asarray(ref, float) / 7)
     np.testing.assert_allclose(human_scores(R)["mean"].to_numpy(), np.nanmean(v, axis=0) / 7)
@@ -170,13 +173,14 @@ def test_mode_matches_scipy_low_ties(seed):
 def test_table2_identity_and_errors():
     corpus, sim = _sim()
     M = pd.DataFrame({"m1": np.linspace(0.5, 1, 150), "m2": 0.9}, index=corpus.counts.index)
-    t2 = metric_gap_table(sim.ratings, M)
-    h = to_unit(sim.ratings).mean(axis=0)                      # per-item mean on [0, 1]
+    J = sim.judgments
+    t2 = metric_gap_table(J, M)
+    h = to_unit(J).mean(axis=0)                                # per-item mean on [0, 1]
     assert t2.loc[("standard", "mean"), "m1"] == pytest.approx((M["m1"] - h).mean())
-    assert metric_gap_table(sim.ratings, M, absolute=True).loc[("standard", "mean"), "m1"] == pytest.approx((M["m1"] - h).abs().mean())
-    with pytest.raises(ValueError, match="item ids do not match"): metric_gap_table(sim.ratings, M.iloc[1:])
-    with pytest.raises(ValueError, match="percentages"): metric_gap_table(sim.ratings, M * 100)
-    with pytest.raises(ValueError, match="missing values"): metric_gap_table(sim.ratings, M.assign(m2=np.nan))
+    assert metric_gap_table(J, M, absolute=True).loc[("standard", "mean"), "m1"] == pytest.approx((M["m1"] - h).abs().mean())
+    with pytest.raises(ValueError, match="unit ids do not match"): metric_gap_table(J, M.iloc[1:])
+    with pytest.raises(ValueError, match="percentages"): metric_gap_table(J, M * 100)
+    with pytest.raises(ValueError, match="missing values"): metric_gap_table(J, M.assign(m2=np.nan))
 
 
 # ---------------------------------------------------------------- Tables 3-4
@@ -208,7 +212,7 @@ def test_regression_recovers_planted_penalties():
     for seed in (4, 11):
         corpus, sim = _sim(seed=seed)
         good = sim.outlier.index[~sim.outlier]
-        reg = error_regression(sim.ratings, corpus.counts, scales=["standard"], include_mean=False,
+        reg = error_regression(sim.judgments, corpus.counts, scales=["standard"], include_mean=False,
                                exclude=list(sim.outlier.index[sim.outlier]), target="raw", standardise=False)
         est = -reg.coef.loc[[f"STANDARD_{r}" for r in good]].to_numpy()
         se = reg.se.loc[[f"STANDARD_{r}" for r in good]].to_numpy()
@@ -218,45 +222,48 @@ def test_regression_recovers_planted_penalties():
 
 def test_regression_conventions_and_drop():
     corpus, sim = _sim()
-    a = error_regression(sim.ratings, corpus.counts)
-    b = error_regression(sim.ratings, corpus.counts, convention="reversed")
+    a = error_regression(sim.judgments, corpus.counts)
+    b = error_regression(sim.judgments, corpus.counts, convention="reversed")
     np.testing.assert_allclose(a.coef.to_numpy(), -b.coef.to_numpy())
-    d = error_regression(sim.ratings, corpus.counts, drop_nonnegative=True)
+    d = error_regression(sim.judgments, corpus.counts, drop_nonnegative=True)
     assert (d.coef.fillna(-1).to_numpy() < 0).all()
     np.testing.assert_array_equal(np.isnan(d.coef.to_numpy()), np.isnan(a.coef.to_numpy()) | (a.coef.to_numpy() >= 0))
-    r = error_regression(sim.ratings, corpus.counts, ridge=1.0)
+    r = error_regression(sim.judgments, corpus.counts, ridge=1.0)
     assert np.isnan(r.se.to_numpy()).all() and np.isfinite(r.coef.to_numpy()).all()
 
 def test_regression_bad_input():
     corpus, sim = _sim()
+    J = sim.judgments
     one = corpus.counts[corpus.counts.sum(axis=1) == 1]
-    with pytest.raises(ValueError, match="collinear"):
-        error_regression(sim.ratings[one.index], one)
+    with pytest.raises(ValueError, match="cannot fit model 'STANDARD_MEAN'.*collinear"):
+        error_regression(J[J.unit.isin(one.index)], one)
     with pytest.raises(ValueError, match="missing from error_counts"):
-        error_regression(sim.ratings, corpus.counts.iloc[:-1])
+        error_regression(J, corpus.counts.iloc[:-1])
     with pytest.raises(ValueError, match="nobody rated"):
-        error_regression(sim.ratings.iloc[:, :-1], corpus.counts)
+        error_regression(J[J.unit != corpus.counts.index[-1]], corpus.counts)
     with pytest.raises(ValueError, match="non-negative integers"):
-        error_regression(sim.ratings, corpus.counts * 0.5)
+        error_regression(J, corpus.counts * 0.5)
     with pytest.raises(ValueError, match="every rater was excluded"):
-        error_regression(sim.ratings, corpus.counts, exclude=list(sim.ratings.index))
+        error_regression(J, corpus.counts, exclude=list(sim.ratings.index))
 
 
 # ---------------------------------------------------------------- metrics wrapper
 def test_metric_scores_perfect_and_empty():
     k = {"a": [((0, 0), (2, 2), (4, 4))], "b": [((0, 1), (3, 3))]}
     perfect = metric_scores(k, k)
-    np.testing.assert_allclose(perfect.to_numpy(), 1.0)
-    assert list(perfect.index) == ["a", "b"]
-    rec = metric_scores(k, {"a": [], "b": []}, measure="recall")
-    np.testing.assert_allclose(rec[["MUC", "B-CUBED", "CEAFm", "CEAFe", "LEA"]].to_numpy(), 0.0)
+    np.testing.assert_allclose(perfect["f1"].to_numpy(), 1.0)
+    assert list(perfect.index) == ["a", "b"] and perfect.index.name == "unit"
+    assert list(perfect.columns.names) == ["measure", "metric"]
+    assert list(perfect["recall"].columns) == list(PAPER_METRICS)       # coref's names, not display names
+    rec = metric_scores(k, {"a": [], "b": []})["recall"]
+    np.testing.assert_allclose(rec[["muc", "bcub", "ceafm", "ceafe", "lea"]].to_numpy(), 0.0)
 
 
 # ---------------------------------------------------------------- undefined Table 1 cells, simulation input
 def test_table1_undefined_cells_are_reported_not_fatal():
     """No simple item, or raters who never agree (every subset alpha < 0): NaN / no outliers and a note, by hand."""
     spread = pd.DataFrame([[0, 0, 7], [3, 3, 0], [5, 5, 3], [7, 7, 5]], index=list("abcd"), columns=["q1", "q2", "q3"])
-    t1 = alpha_table(spread, scales=["standard"])
+    t1 = alpha_table(Judgments.from_matrix(spread.T), scales=["standard"])
     simple = t1.loc[("standard", "simple")]
     assert simple["n_items"] == 0 and np.isnan(simple["alpha"]) and simple["outliers"] == ()
     assert "alpha undefined" in simple["note"]
@@ -266,10 +273,10 @@ def test_table1_undefined_cells_are_reported_not_fatal():
     assert full["alpha"] < 0 and full["outliers"] == () and full["note"].startswith("trust coefficients undefined")
     # a cell with no variation at all: every answer 7
     same = pd.DataFrame(7, index=list("abc"), columns=["q1", "q2"])
-    t = alpha_table(same, scales=["standard"])
+    t = alpha_table(Judgments.from_matrix(same.T), scales=["standard"])
     assert np.isnan(t["alpha"]).all() and (t["note"].str.contains("no variation")).all()
     with pytest.raises(ValueError, match="level must be"):
-        alpha_table(spread, level="likert")
+        alpha_table(Judgments.from_matrix(spread.T), level="likert")
 
 
 def test_simulate_ratings_rejects_bad_counts():
@@ -278,3 +285,42 @@ def test_simulate_ratings_rejects_bad_counts():
         simulate_ratings(counts - 1, seed=0)
     with pytest.raises(ValueError, match="non-negative integers"):
         simulate_ratings(counts * 0.5, seed=0)
+
+
+# ---------------------------------------------------------------- one front door
+def test_same_results_from_every_input_form(tmp_path):
+    """The same answers as Judgments, as a long DataFrame with the caller's column names, as a CSV path and as a
+    wide raters x items table through Judgments.from_matrix give identical tables (Tables 1-4, ratings)."""
+    corpus, sim = _sim(n_items=60, missing=0.05)
+    names = dict(unit="item", worker="rater", label="rating")
+    renamed = sim.judgments.rename(columns={"unit": "item", "worker": "rater", "label": "rating"})
+    before = renamed.copy()
+    csv = tmp_path / "ratings.csv"; renamed.to_csv(csv, index=False)
+    ways = {"judgments": (as_judgments(renamed, **names), {}), "long": (renamed, names), "csv": (csv, names),
+            "csv-str": (str(csv), names), "wide": (Judgments.from_matrix(sim.ratings.T), {})}
+    scores = metric_scores(corpus.key, corpus.response)
+    out = {}
+    for k, (d, kw) in ways.items():
+        out[k] = (ratings_matrix(d, **kw), alpha_table(d, scales=["standard", "gravity"], **kw),
+                  metric_gap_table(d, scores, **kw), error_regression(d, corpus.counts, scores, **kw).coef,
+                  human_scores(d, "reduced", **kw), list(simple_items(d, **kw)))
+    ref = out["judgments"]
+    for k, got in out.items():
+        for a, b in zip(got, ref):
+            if isinstance(a, list): assert a == b, k
+            else: pd.testing.assert_frame_equal(a, b, obj=k)
+    pd.testing.assert_frame_equal(ref[0], sim.ratings)              # and the wide table the simulation drew
+    pd.testing.assert_frame_equal(renamed, before)                  # nothing mutated
+
+
+def test_rater_with_too_few_answers_is_skipped_and_named():
+    corpus, sim = _sim(n_items=80)
+    J = sim.judgments
+    few = pd.DataFrame({"unit": corpus.counts.index[:3], "worker": "late", "label": [7, 6, 5]})
+    with pytest.warns(UserWarning, match="skipped rater\\(s\\) 'late'"):
+        reg = error_regression(pd.concat([J, few], ignore_index=True), corpus.counts, scales=["standard", "gravity"])
+    assert list(reg.skipped.index) == ["STANDARD_late", "GRAVITY_late"]
+    assert reg.coef.loc[["STANDARD_late", "GRAVITY_late"]].isna().all().all()
+    ref = error_regression(J, corpus.counts, scales=["standard", "gravity"], include_mean=False)
+    got = reg.coef.loc[ref.coef.index]
+    pd.testing.assert_frame_equal(got, ref.coef)                    # the other raters are untouched
