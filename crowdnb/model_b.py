@@ -7,20 +7,25 @@ Docs: https://crowdnb.github.io/crowdnb/model_b.html.md"""
 # %% ../nbs/31_model_b.ipynb #f9c46cdc
 from __future__ import annotations
 import itertools
+import os
+import warnings
 from dataclasses import dataclass, field
 from numbers import Integral
 from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
+from fastcore.meta import delegates
 from scipy import sparse, optimize
 from scipy.special import logsumexp
 
-from .core import Judgments, as_rng, progress_bar, group_runs
+from .core import (Judgments, as_judgments, as_rng, check_choice, check_int, check_number, progress_bar,
+                          _rows_msg)
+from .model_a import distinct_optima
 
 # %% auto #0
-__all__ = ['Counts', 'count_parameters', 'Patterns', 'as_patterns', 'ModelB', 'f_perm', 'best_permutation', 'random_model',
-           'EMResult', 'em', 'distinct_optima', 'anneal', 'FitB', 'fit']
+__all__ = ['Counts', 'count_parameters', 'Patterns', 'as_patterns', 'ModelBParams', 'f_perm', 'best_permutation', 'random_model',
+           'EMResult', 'em', 'anneal', 'FitB', 'fit', 'ModelB']
 
 # %% ../nbs/31_model_b.ipynb #1755316c
 class Counts(NamedTuple):
@@ -79,6 +84,8 @@ def _from_codes(codes, counts, n_annotators, values, inverse=None, dedupe=True):
         inv = inv.ravel()
         counts = np.bincount(inv, weights=counts, minlength=len(codes)) if counts is not None else cnt.astype(float)
         inverse = inv if inverse is None else inv[inverse]
+    elif counts is None:   # items as they are: one count each, item k is row k
+        counts, inverse = np.ones(len(codes)), np.arange(len(codes)) if inverse is None else inverse
     empty = np.flatnonzero((codes < 0).all(axis=1))
     if len(empty):   # items nobody annotated carry no information: drop their pattern, map them to -1
         keep = np.setdiff1d(np.arange(len(codes)), empty)
@@ -144,32 +151,43 @@ def _from_counts(counts, n_annotators, values):
     keep = cnt > 0
     return _from_codes(code[keep], cnt[keep], n_annotators, values, dedupe=False)
 
-def as_patterns(data, missing=-1, values=None, n_annotators: int = 3) -> Patterns:
-    "Distinct patterns and counts from an items x annotators matrix (array/DataFrame), a `Judgments`, or pattern counts."
+def _judgment_patterns(J: Judgments) -> Patterns:
+    "Patterns of judgments: label counts per (unit, worker), repeated labels (duplicates='count') counted."
+    several = np.flatnonzero(J.frame["labels"].map(len).to_numpy() > J.frame["count"].to_numpy())
+    if len(several):
+        raise ValueError(f"model B needs one label per judgment; judgments at {_rows_msg(several)} hold several labels")
+    rep = J.repeated_pairs()
+    if len(rep): raise ValueError(f"model B needs one judgment per (unit, worker); judgments at {_rows_msg(rep)} repeat a pair"
+                                  + ("; select one dimension first" if "dimension" in J.frame else ""))
+    rows, lab = J.label_codes()
+    it, an = J.unit_code[rows], J.worker_code[rows]
+    n, j, m, vals = J.n_units, J.n_workers, J.n_labels, np.asarray(J.labels)
+    if len(rows) == J.n_judgments and n * j <= _DENSE_LIMIT:      # one label each: a code matrix, rows deduplicated
+        code = np.full((n, j), -1, np.int64); code[it, an] = lab
+        return _from_codes(code, None, j, vals)
+    onehot = sparse.csr_matrix((np.ones(len(it)), (it, an * m + lab)), shape=(n, j * m))   # repeats add up: counts
+    return Patterns(onehot, np.ones(n), j, vals, np.arange(n), None)
+
+def as_patterns(
+    data,  # Patterns; pattern counts (dict/Series/1-D array); an items x annotators matrix; or judgments (Judgments, long DataFrame, CSV path)
+    missing=-1,  # the missing marker(s) of a matrix (NaN is always missing)
+    labels=None,  # the values in code order (default: those that occur, sorted)
+    n_annotators: int = 3,  # annotators of a flat array of pattern counts
+    **kwargs,  # input options of `as_judgments` when `data` is a long table or a CSV path
+) -> Patterns:
+    "Low-level: distinct patterns and counts from pattern counts, a matrix, or judgments (a table is read as a long table)."
     if isinstance(data, Patterns): return data
-    if isinstance(data, (dict, pd.Series)) or (isinstance(data, (list, tuple, np.ndarray)) and np.ndim(data) == 1):
-        return _from_counts(data, n_annotators, values)
+    if isinstance(data, (pd.DataFrame, str, os.PathLike)): data = as_judgments(data, labels=labels, **kwargs)
+    elif kwargs: raise TypeError(f"{', '.join(kwargs)}: input options apply to a table or a CSV path, not to {type(data).__name__}")
     if isinstance(data, Judgments):
-        if data.multi_label: raise ValueError("model B needs one label per judgment; these judgments hold several")
-        rows, lab = data.label_codes()
-        vals = np.asarray(data.labels) if values is None else np.asarray(values)
-        if values is not None:
-            lut = pd.Index(vals).get_indexer(data.labels)
-            if (lut < 0).any(): raise ValueError(f"labels {list(data.labels[lut < 0])} are not among values {list(vals)}")
-            lab = lut[lab]
-        it, an = data.unit_code[rows], data.worker_code[rows]
-        n, j = data.n_units, data.n_workers
-        if n * j <= _DENSE_LIMIT:
-            code = np.full((n, j), -1, np.int64); code[it, an] = lab
-            return _from_codes(code, None, j, vals)
-        m = len(vals)
-        onehot = sparse.csr_matrix((np.ones(len(it)), (it, an * m + lab)), shape=(n, j * m))
-        return Patterns(onehot, np.ones(n), j, vals, np.arange(n), None)
-    if isinstance(data, pd.DataFrame): data = data.to_numpy()
+        return _judgment_patterns(data if labels is None else as_judgments(data, labels=labels))
+    if isinstance(data, (dict, pd.Series)) or (isinstance(data, (list, tuple, np.ndarray)) and np.ndim(data) == 1):
+        return _from_counts(data, n_annotators, labels)
+    if isinstance(data, (list, tuple)): data = np.asarray(data)
     if not isinstance(data, np.ndarray): raise TypeError(
-        f"data must be an items x annotators matrix, a Judgments, or pattern counts, not {type(data).__name__}")
+        f"data must be judgments, an items x annotators matrix or pattern counts, not {type(data).__name__}")
     if data.ndim != 2: raise ValueError(f"label matrix must be 2-D (items x annotators), got shape {data.shape}")
-    code, vals = _encode(data, missing, values)
+    code, vals = _encode(data, missing, labels)
     if len(vals) < 2: raise ValueError(f"model B needs at least 2 values, found {list(vals)}")
     return _from_codes(code, None, data.shape[1], vals, dedupe=code.size <= _DENSE_LIMIT)
 
@@ -213,8 +231,8 @@ def _lse(a, normalise=False):
     return (norm, e / s) if normalise else norm
 
 # %% ../nbs/31_model_b.ipynb #4ea8da75
-class ModelB:
-    "Model B (Dawid-Skene): class probabilities γ_ψ and one matrix Λ_x[ψ, v] = λ^(x)_{v|ψ} per annotator."
+class ModelBParams:
+    "Low-level: the parameters of model B (Dawid-Skene), class probabilities γ_ψ and one matrix Λ_x[ψ, v] = λ^(x)_{v|ψ} per annotator."
     def __init__(self, gamma, lam, values=None):
         self.gamma = _simplex(gamma, "gamma")
         self.lam = _simplex(lam, "lam")
@@ -230,10 +248,10 @@ class ModelB:
     n_annotators = property(lambda self: self.lam.shape[0])
 
     def __repr__(self):
-        return f"ModelB({self.n_annotators} annotators, values {self.values.tolist()}, gamma={np.round(self.gamma, 4).tolist()})"
+        return f"ModelBParams({self.n_annotators} annotators, values {self.values.tolist()}, gamma={np.round(self.gamma, 4).tolist()})"
 
     def _patterns(self, data, missing=-1):
-        p = as_patterns(data, missing, values=self.values if not isinstance(data, Patterns) else None,
+        p = as_patterns(data, missing, labels=self.values if not isinstance(data, Patterns) else None,
                         n_annotators=self.n_annotators)
         if p.n_annotators != self.n_annotators:
             raise ValueError(f"data has {p.n_annotators} annotators, the model {self.n_annotators}")
@@ -261,10 +279,10 @@ class ModelB:
         "Per annotator probability of a correct annotation $\\theta_x=\\sum_\\psi\\gamma_\\psi\\lambda^{(x)}_{\\psi|\\psi}$ (eq. 39)."
         return np.einsum("c,xcc->x", self.gamma, self.lam)
 
-    def permute(self, pi) -> "ModelB":
+    def permute(self, pi) -> "ModelBParams":
         "The relabelled solution $\\lambda'_{v|j}=\\lambda_{v|\\pi(j)}$, $\\gamma'_j=\\gamma_{\\pi(j)}$ (eq. 53)."
         pi = _check_perm(pi, self.n_values)
-        return ModelB(self.gamma[pi], self.lam[:, pi, :], self.values)
+        return ModelBParams(self.gamma[pi], self.lam[:, pi, :], self.values)
 
     def pattern_probabilities(self) -> pd.Series:
         "$P(V)$ of every complete pattern (eq. 35), indexed like the seed's tables ('111', '112', ...)."
@@ -311,7 +329,7 @@ def _check_perm(pi, n):
 
 # %% ../nbs/31_model_b.ipynb #2c742e2a
 def _lam_of(model_or_lam):
-    lam = model_or_lam.lam if isinstance(model_or_lam, ModelB) else np.asarray(model_or_lam, float)
+    lam = model_or_lam.lam if isinstance(model_or_lam, ModelBParams) else np.asarray(model_or_lam, float)
     if lam.ndim == 2: lam = lam[None]
     if lam.ndim != 3 or lam.shape[1] != lam.shape[2]:
         raise ValueError(f"lam must have shape (annotators, n, n), got {lam.shape}")
@@ -324,11 +342,11 @@ def f_perm(model_or_lam, pi) -> float:
     return float(lam[:, pi, np.arange(len(pi))].sum())
 
 def best_permutation(model_or_lam, weighted: bool = False) -> np.ndarray:
-    "π* maximising F(π) (eq. 56) by the assignment problem; `weighted=True` maximises Σθ (eq. 55) instead (needs a ModelB)."
+    "π* maximising F(π) (eq. 56) by the assignment problem; `weighted=True` maximises Σθ (eq. 55) instead (needs a ModelBParams)."
     lam = _lam_of(model_or_lam)
     score = lam.sum(axis=0).T                     # score[i, j] = Σ_k λ^(k)_{i|j}
     if weighted:
-        if not isinstance(model_or_lam, ModelB): raise TypeError("weighted=True needs a ModelB (it uses gamma)")
+        if not isinstance(model_or_lam, ModelBParams): raise TypeError("weighted=True needs a ModelBParams (it uses gamma)")
         score = score * model_or_lam.gamma[None, :]
     rows, cols = optimize.linear_sum_assignment(score, maximize=True)
     return cols[np.argsort(rows)]
@@ -358,16 +376,22 @@ def _e_step(p, gamma, lam, eps=0.0, votes=None):
     return np.exp(num - den), ll
 
 # %% ../nbs/31_model_b.ipynb #14b06436
-def random_model(n_annotators: int, n_values: int, seed=None, values=None, concentration: float = 1.0) -> ModelB:
-    "A model with γ and every row of every Λ_x drawn from a symmetric Dirichlet (uniform on the simplex by default)."
+def random_model(
+    n_annotators: int,  # number of annotators J
+    n_values: int,  # number of values M
+    seed=None,  # int ≥ 0, None or a numpy Generator
+    labels=None,  # the values' labels (default 1..M)
+    concentration: float = 1.0,  # of the symmetric Dirichlet (1: uniform on the simplex)
+) -> ModelBParams:
+    "Low-level: parameters with γ and every row of every Λ_x drawn from a symmetric Dirichlet (uniform by default)."
     rng = as_rng(seed)
-    a = np.full(n_values, float(concentration))
-    return ModelB(rng.dirichlet(a), rng.dirichlet(a, size=(n_annotators, n_values)), values)
+    a = np.full(check_int("n_values", n_values), check_number("concentration", concentration, low=0, low_open=True))
+    return ModelBParams(rng.dirichlet(a), rng.dirichlet(a, size=(check_int("n_annotators", n_annotators), n_values)), labels)
 
 @dataclass
 class EMResult:
     "One EM run: the model reached, its log L (or log posterior), the history and the final posterior."
-    model: ModelB
+    model: ModelBParams
     log_lik: float
     history: np.ndarray
     n_iter: int
@@ -380,19 +404,31 @@ def _log_prior(gamma, lam, prior_gamma, prior_lam):
         lp += np.sum(np.where(np.broadcast_to(prior_lam, lam.shape) != 0, prior_lam * np.log(lam), 0.0))
     return float(lp)
 
-def em(data, init="vote", eps: float = 0.0, max_iter: int = 100_000, tol: float = 1e-10, accelerate: bool = False, missing=-1,
-       prior_gamma=0.0, prior_lam=0.0, values=None, n_annotators: int = 3) -> EMResult:
-    "EM for model B from `init` ('vote', a ModelB, or an items x classes posterior), smoothed by `eps` (eq. 52) when > 0."
-    p = as_patterns(data, missing, values, n_annotators)
-    if eps < 0: raise ValueError(f"eps must be >= 0, got {eps}")
+def em(
+    data,  # what `as_patterns` takes: judgments, a matrix, pattern counts or `Patterns`
+    init="vote",  # 'vote' (vote shares as the first posterior), a ModelBParams, or an items x classes posterior
+    eps: float = 0.0,  # smoothing of eq. 52 (0: plain EM)
+    max_iter: int = 100_000,  # iteration cap (≥ 1)
+    tol: float = 1e-10,  # stop when no parameter moves by more than `tol` (≥ 0)
+    accelerate: bool = False,  # SQUAREM extrapolation (only when eps = 0)
+    missing=-1,  # the missing marker(s) of a matrix
+    prior_gamma=0.0,  # Dirichlet pseudo-counts (α - 1) added to γ's expected counts (MAP-EM)
+    prior_lam=0.0,  # Dirichlet pseudo-counts added to Λ's expected counts, broadcast to (J, M, M)
+    labels=None,  # the values in code order
+    n_annotators: int = 3,  # annotators of a flat array of pattern counts
+) -> EMResult:
+    "Low-level: EM for model B from `init` ('vote', a ModelBParams, or an items x classes posterior), smoothed by `eps` (eq. 52) when > 0."
+    eps, tol = check_number("eps", eps, low=0), check_number("tol", tol, low=0)
+    max_iter = check_int("max_iter", max_iter)
+    p = as_patterns(data, missing, labels, n_annotators)
     votes = p.votes() if eps > 0 or (isinstance(init, str) and init == "vote") else None
-    if isinstance(init, ModelB):
+    if isinstance(init, ModelBParams):
         if init.lam.shape != (p.n_annotators, p.n_values, p.n_values):
             raise ValueError(f"init has shape {init.lam.shape}, the data need {(p.n_annotators, p.n_values, p.n_values)}")
         gamma, lam = init.gamma, init.lam
     else:
         if isinstance(init, str):
-            if init != "vote": raise ValueError(f"init must be 'vote', a ModelB or a posterior array, not {init!r}")
+            if init != "vote": raise ValueError(f"init must be 'vote', a ModelBParams or a posterior array, not {init!r}")
             post = votes / votes.sum(1, keepdims=True)
         else:
             post = np.asarray(init, float)
@@ -431,24 +467,30 @@ def em(data, init="vote", eps: float = 0.0, max_iter: int = 100_000, tol: float 
             converged = True; break
     post, ll = _e_step(p, gamma, lam)
     lp = ll + _log_prior(gamma, lam, prior_gamma, prior_lam)
-    model = ModelB(gamma, lam, p.values)
+    model = ModelBParams(gamma, lam, p.values)
     return EMResult(model, lp, np.array(hist + [lp]), it, converged, _items(p, post, gamma))
 
 # %% ../nbs/31_model_b.ipynb #8a2662dc
 def _vec(model): return np.concatenate([model.gamma, model.lam.ravel()])
 
-def distinct_optima(runs, atol: float = 1e-3) -> tuple[pd.DataFrame, list]:
-    "Group (log L, ModelB) runs whose parameters agree within `atol`: one row per optimum with its visit count."
+def _optima(runs, atol: float = 1e-3, workers=None) -> tuple[pd.DataFrame, list]:
+    "`distinct_optima` of (log L, ModelBParams) runs, with θ per annotator, F and the π* verdict; and the optima's models."
     lls = np.array([ll for ll, _ in runs], float)
-    reps, label = group_runs(lls, [_vec(m) for _, m in runs], atol)
-    rows = []
-    for k, r in enumerate(reps):
-        m, mine = runs[r][1], lls[label == k]
-        pi = best_permutation(m)
-        rows.append({"log_lik": lls[r], "visits": len(mine), "spread": mine.max() - mine.min(),
-                     **m.params().to_dict(), **{f"theta{x + 1}": t for x, t in enumerate(m.theta())},
-                     "F": f_perm(m, np.arange(m.n_values)), "preferred": bool(np.all(pi == np.arange(len(pi))))})
-    return pd.DataFrame(rows), [runs[r][1] for r in reps]
+    names = list(runs[0][1].params().index)
+    table = distinct_optima(lls, [_vec(m)[_free(m)] for _, m in runs], names, atol, "log_lik")
+    models = [runs[r][1] for r in table["run"]]
+    workers = [f"{x + 1}" for x in range(models[0].n_annotators)] if workers is None else list(workers)
+    theta = pd.DataFrame([m.theta() for m in models], columns=[f"θ[{w}]" for w in workers])
+    table = pd.concat([table, theta], axis=1)
+    table["F"] = [f_perm(m, np.arange(m.n_values)) for m in models]
+    table["preferred"] = [bool(np.all(best_permutation(m) == np.arange(m.n_values))) for m in models]
+    return table, models
+
+def _free(model):
+    "Positions of the free parameters (the seed's order, as `params()`) in `_vec(model)`."
+    j, m = model.n_annotators, model.n_values
+    off = ~np.eye(m, dtype=bool)
+    return np.concatenate([np.arange(m - 1), m + np.flatnonzero(np.broadcast_to(off, (j, m, m)).ravel())])
 
 # %% ../nbs/31_model_b.ipynb #01562244
 def _unpack(z, j, m):
@@ -457,10 +499,23 @@ def _unpack(z, j, m):
     g = np.exp(zg - logsumexp(zg)); l = np.exp(zl - logsumexp(zl, axis=2, keepdims=True))
     return g, l
 
-def anneal(data, seed=None, bound: float = 10.0, maxiter: int = 200, local_search: bool = True, polish: bool = True, missing=-1,
-           prior_gamma=0.0, prior_lam=0.0, values=None, n_annotators: int = 3) -> EMResult:
-    "Maximise log L (+ log prior) over softmax logits with `scipy.optimize.dual_annealing`; EM-polish the end point."
-    p = as_patterns(data, missing, values, n_annotators)
+def anneal(
+    data,  # what `as_patterns` takes: judgments, a matrix, pattern counts or `Patterns`
+    seed=None,  # int ≥ 0, None or a numpy Generator
+    bound: float = 10.0,  # the logits are searched in [-bound, bound]
+    max_iter: int = 200,  # dual_annealing's global iterations (≥ 1)
+    local_search: bool = True,  # L-BFGS-B local searches inside dual_annealing
+    polish: bool = True,  # finish with accelerated EM from the end point
+    missing=-1,  # the missing marker(s) of a matrix
+    prior_gamma=0.0,  # Dirichlet pseudo-counts on γ
+    prior_lam=0.0,  # Dirichlet pseudo-counts on Λ
+    labels=None,  # the values in code order
+    n_annotators: int = 3,  # annotators of a flat array of pattern counts
+) -> EMResult:
+    "Low-level: maximise log L (+ log prior) over softmax logits with `scipy.optimize.dual_annealing`; EM-polish the end point."
+    bound, max_iter = check_number("bound", bound, low=0, low_open=True), check_int("max_iter", max_iter)
+    rng = as_rng(seed)
+    p = as_patterns(data, missing, labels, n_annotators)
     j, m = p.n_annotators, p.n_values
     def stats(z):
         g, l = _unpack(z, j, m)
@@ -477,12 +532,12 @@ def anneal(data, seed=None, bound: float = 10.0, maxiter: int = 200, local_searc
         gl = nl - l * nl.sum(2, keepdims=True)
         return -np.concatenate([gg[1:], gl[..., 1:].ravel()])
     dim = (m - 1) + j * m * (m - 1)
-    res = optimize.dual_annealing(fun, [(-bound, bound)] * dim, maxiter=maxiter, rng=as_rng(seed),
+    res = optimize.dual_annealing(fun, [(-bound, bound)] * dim, maxiter=max_iter, rng=rng,
                                   no_local_search=not local_search,
                                   minimizer_kwargs=dict(method="L-BFGS-B", jac=jac,
                                                         options=dict(ftol=1e-15, gtol=1e-8, maxiter=2000)))
     g, l = _unpack(res.x, j, m)
-    start = ModelB(g, l, p.values)
+    start = ModelBParams(g, l, p.values)
     if polish:
         return em(p, init=start, prior_gamma=prior_gamma, prior_lam=prior_lam, accelerate=True)
     post, ll = _e_step(p, g, l)
@@ -498,7 +553,7 @@ class FitB:
     runs: pd.DataFrame
 
     @property
-    def best(self) -> ModelB:
+    def best(self) -> ModelBParams:
         "The highest optimum, relabelled by π* (eq. 56)."
         m = self.models[0]
         return m.permute(best_permutation(m))
@@ -508,27 +563,116 @@ def _smoothed(p, start, eps, tol, max_iter, accelerate=False, **kw):
     first = em(p, init=start, eps=eps, tol=tol, max_iter=max_iter, **kw)
     return em(p, init=first.model, eps=0.0, tol=tol, max_iter=max_iter, accelerate=accelerate, **kw)
 
-def fit(data, method: str = "smoothed", n_starts: int = 20, eps: float = 0.1, seed=None, progress: bool = True,
-        prior_gamma=0.0, prior_lam=0.0, tol: float = 1e-10, max_iter: int = 100_000, atol: float = 1e-3,
-        accelerate: bool = False, missing=-1, values=None, n_annotators: int = 3, anneal_kw=None) -> FitB:
-    "ML (or MAP with Dirichlet pseudo-counts) fits of model B from `n_starts` random starts: 'em', 'smoothed' (eq. 52 then EM) or 'anneal'."
-    if method not in ("em", "smoothed", "anneal"): raise ValueError(f"method must be 'em', 'smoothed' or 'anneal', not {method!r}")
-    if not isinstance(n_starts, Integral) or n_starts < 1: raise ValueError(f"n_starts must be a positive integer, got {n_starts!r}")
-    p = as_patterns(data, missing, values, n_annotators)
+def fit(
+    data,  # what `as_patterns` takes: judgments, a matrix, pattern counts or `Patterns`
+    method: str = "smoothed",  # 'em', 'smoothed' (eq. 52, then EM) or 'anneal'
+    n_starts: int = 20,  # number of starts (≥ 1)
+    eps: float = 0.1,  # smoothing of method='smoothed' (≥ 0)
+    seed=None,  # int ≥ 0, None or a numpy Generator
+    progress=None,  # progress bar: None = on a terminal or in live Jupyter only
+    prior_gamma=0.0,  # Dirichlet pseudo-counts on γ (MAP-EM)
+    prior_lam=0.0,  # Dirichlet pseudo-counts on Λ (MAP-EM)
+    tol: float = 1e-10,  # EM stops when no parameter moves by more than `tol` (≥ 0)
+    max_iter: int = 100_000,  # EM iteration cap per start (≥ 1)
+    atol: float = 1e-3,  # end points whose parameters agree within `atol` are one optimum
+    accelerate: bool = False,  # SQUAREM
+    missing=-1,  # the missing marker(s) of a matrix
+    labels=None,  # the values in code order
+    n_annotators: int = 3,  # annotators of a flat array of pattern counts
+    anneal_kw=None,  # options of `anneal` for method='anneal'
+    init: str = "random",  # 'random' starts, or 'vote': the first start is EM's vote start
+    workers=None,  # names of the annotators for the θ columns (default 1..J)
+) -> FitB:
+    "Low-level: ML (or MAP with Dirichlet pseudo-counts) fits of model B from `n_starts` starts, with every distinct optimum."
+    check_choice("method", method, ("em", "smoothed", "anneal")); check_choice("init", init, ("random", "vote"))
+    n_starts, max_iter = check_int("n_starts", n_starts), check_int("max_iter", max_iter)
+    eps, tol, atol = check_number("eps", eps, low=0), check_number("tol", tol, low=0), check_number("atol", atol, low=0)
     rng = as_rng(seed)
+    p = as_patterns(data, missing, labels, n_annotators)
     kw = dict(prior_gamma=prior_gamma, prior_lam=prior_lam)
     runs, iters = [], []
-    for _ in progress_bar(range(n_starts), show=progress, desc=f"model B {method}"):
+    for s in progress_bar(range(n_starts), show=progress, desc=f"model B {method}"):
         if method == "anneal":
             r = anneal(p, seed=rng, **kw, **(anneal_kw or {}))
         else:
-            start = random_model(p.n_annotators, p.n_values, seed=rng, values=p.values)
+            start = "vote" if s == 0 and init == "vote" else random_model(p.n_annotators, p.n_values, seed=rng, labels=p.values)
             r = em(p, init=start, tol=tol, max_iter=max_iter, accelerate=accelerate, **kw) if method == "em" else \
                 _smoothed(p, start, eps, tol, max_iter, accelerate, **kw)
         runs.append((r.log_lik, r.model)); iters.append((r.n_iter, r.converged))
-    table, models = distinct_optima(runs, atol)
+    table, models = _optima(runs, atol, workers)
     n_iter, converged = np.array(iters).T
     return FitB(table, models, pd.DataFrame({"log_lik": [r[0] for r in runs], "n_iter": n_iter.astype(int),
                                              "converged": converged.astype(bool)}))
 
-ModelB.fit = staticmethod(fit)
+# %% ../nbs/31_model_b.ipynb #c4282003
+class ModelB:
+    "Model B (Dawid & Skene 1979; Rzhetsky et al. 2009) as an estimator: γ, one confusion matrix per worker, true-label posteriors."
+    def __init__(self,
+                 method: str = "em",  # 'em', 'smoothed' (eq. 52 with `eps`, then EM) or 'anneal' (dual_annealing, then EM)
+                 n_starts: int = 1,  # number of starts (≥ 1)
+                 init: str = "vote",  # the first start: 'vote' (vote shares) or 'random'; further starts are random
+                 seed=None,  # int ≥ 0, None or a numpy Generator (for the random starts)
+                 max_iter: int = 100_000,  # EM iteration cap per start (≥ 1)
+                 tol: float = 1e-10,  # EM stops when no parameter moves by more than `tol` (≥ 0)
+                 eps: float = 0.1,  # smoothing of method='smoothed' (≥ 0)
+                 accelerate: bool = False,  # SQUAREM acceleration of EM
+                 prior_gamma=0.0,  # Dirichlet pseudo-counts on γ (MAP-EM)
+                 prior_lam=0.0,  # Dirichlet pseudo-counts on Λ (MAP-EM)
+                 atol: float = 1e-3,  # end points whose parameters agree within `atol` are one optimum (≥ 0)
+                 relabel: bool = True,  # report the best optimum in its π* labelling (eq. 56)
+                 progress=None,  # progress bar: None = on a terminal or in live Jupyter only
+                 anneal_kw=None,  # options of `anneal` for method='anneal'
+                ):
+        self.method = check_choice("method", method, ("em", "smoothed", "anneal"))
+        self.init = check_choice("init", init, ("vote", "random"))
+        self.n_starts, self.max_iter = check_int("n_starts", n_starts), check_int("max_iter", max_iter)
+        self.tol, self.eps = check_number("tol", tol, low=0), check_number("eps", eps, low=0)
+        self.atol = check_number("atol", atol, low=0)
+        as_rng(seed); self.seed = seed
+        self.accelerate, self.relabel, self.progress, self.anneal_kw = bool(accelerate), bool(relabel), progress, anneal_kw
+        self.prior_gamma, self.prior_lam = prior_gamma, prior_lam
+
+    def __repr__(self):
+        return f"ModelB(method={self.method!r}, n_starts={self.n_starts}, init={self.init!r}, seed={self.seed!r})"
+
+    @delegates(as_judgments, but=["data"])
+    def fit(self,
+            data,  # judgments: a `Judgments`, a long DataFrame or a CSV path (options as in `as_judgments`)
+            **kwargs):
+        "Fit model B by EM (or the smoothed schedule, or annealing) from `n_starts` starts; the fitted estimator."
+        J = as_judgments(data, **kwargs)
+        p = _judgment_patterns(J)
+        if J.n_workers < 2:
+            warnings.warn(f"model B on one worker ({J.workers[0]!r}): its answers become the truth, θ = 1 by construction")
+        if J.n_labels < 2:
+            warnings.warn(f"model B on one label ({J.labels[0]!r}): every unit gets it with probability 1 and θ = 1; "
+                          "declare labels=[...] if other labels were possible")
+        res = fit(p, method=self.method, n_starts=self.n_starts, eps=self.eps, seed=self.seed, progress=self.progress,
+                  prior_gamma=self.prior_gamma, prior_lam=self.prior_lam, tol=self.tol, max_iter=self.max_iter,
+                  atol=self.atol, accelerate=self.accelerate, anneal_kw=self.anneal_kw, init=self.init,
+                  workers=J.workers)
+        models = [m.permute(best_permutation(m)) if self.relabel else m for m in res.models]
+        best, labels, workers, units = models[0], J.labels, J.workers, J.units
+        self.params_ = best
+        self.gamma_ = pd.Series(best.gamma, index=labels, name="gamma")
+        self.confusion_ = pd.DataFrame(best.lam.reshape(-1, len(labels)), columns=pd.Index(labels, name="observed"),
+                                       index=pd.MultiIndex.from_product([workers, labels], names=["worker", "true"]))
+        self.theta_ = pd.Series(best.theta(), index=workers, name="theta")
+        post = best.posterior(p)
+        self.posterior_ = pd.DataFrame(post, index=units, columns=labels)
+        self.labels_ = pd.Series(labels[post.argmax(axis=1)], index=units, name="label")
+        opt = res.optima[["log_lik", "visits", "spread", "comment"]].copy()
+        opt[[f"γ[{v}]" for v in labels]] = np.array([m.gamma for m in models])
+        opt[[f"θ[{w}]" for w in workers]] = np.array([m.theta() for m in models])
+        opt["F"], opt["preferred"] = res.optima["F"], res.optima["preferred"]
+        self.optima_, self.runs_ = opt, res.runs
+        top = res.runs.iloc[int(res.optima["run"].iloc[0])]
+        self.log_lik_, self.n_iter_, self.converged_ = float(res.optima["log_lik"].iloc[0]), int(top.n_iter), bool(top.converged)
+        return self
+
+    @delegates(as_judgments, but=["data"])
+    def fit_predict(self,
+                    data,  # judgments, as in `fit`
+                    **kwargs) -> pd.Series:
+        "Fit, then return the most probable label of each unit (`labels_`)."
+        return self.fit(data, **kwargs).labels_
