@@ -353,7 +353,7 @@ def _as_dicts(t: pd.DataFrame) -> list:
 def run(
     data,  # the judgments: a `Judgments`, a long DataFrame (one row per judgment) or a CSV path, read by `as_judgments`
     *,
-    labels=None,  # the annotation set, in order: a closed task; None (default): an open-ended task, annotations as they occur
+    labels=None,  # the annotation set, in order: a closed task; None (default): open-ended, annotations as they occur (a `Judgments` keeps the labels it declares)
     open_ended: bool | None = None,  # None: open-ended unless the judgments declare their labels; True/False force it
     reference: bool = False,  # reproduce the crowdtruth 2.1 package (its tolerance, clamps, weighted SentVec, dropped units)
     tol: float | None = None,  # stop once the largest change of any score is below tol (> 0); None: 1e-6, or 1e-3 with `reference`
@@ -361,7 +361,7 @@ def run(
     single: str | None = None,  # units with one judgment: 'keep' (NaN scores) or 'drop'; None: 'keep', or 'drop' with `reference`
     sentvec: str | None = None,  # SentVec in WSA: 'raw' (the seed) or 'weighted' by WQS (the reference); None: by mode
     progress: bool | None = None,  # progress bar: None = on a terminal or in live Jupyter only
-    **kwargs,  # input options of `as_judgments` (unit, worker, label, sep, empty, duplicates, format, ...)
+    **kwargs,
 ) -> CrowdTruthResult:
     "CrowdTruth 2.0 unit, worker and annotation quality scores of judgments (open-ended unless `labels` is given)."
     reference, open_ended = _flag("reference", reference), _flag("open_ended", open_ended, True)

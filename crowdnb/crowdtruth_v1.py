@@ -85,7 +85,7 @@ def _srs(a: _Job) -> np.ndarray:
 @delegates(as_judgments, but=["data"])
 def sentence_relation_score(
     data,  # the judgments: a `Judgments`, a long DataFrame (one row per judgment) or a CSV path, read by `as_judgments`
-    **kwargs,  # input options of `as_judgments` (unit, worker, label, labels, sep, empty, duplicates, format, ...)
+    **kwargs,
 ) -> pd.DataFrame:
     "Sentence x relation table of cos(sentence vector, unit vector of the relation) = V[s,R] / |V[s]|."
     a = _job(data, **kwargs)
@@ -109,7 +109,7 @@ def relation_clarity(sentence_relation: pd.DataFrame) -> pd.Series:
 @delegates(as_judgments, but=["data"])
 def relation_cooccurrence(
     data,  # the judgments: a `Judgments`, a long DataFrame (one row per judgment) or a CSV path, read by `as_judgments`
-    **kwargs,  # input options of `as_judgments` (unit, worker, label, labels, sep, empty, duplicates, format, ...)
+    **kwargs,
 ) -> pd.DataFrame:
     "numOccurrences(A n B): annotations holding both relations (diagonal: numOccurrences(A)), as X'X."
     a = _job(data, **kwargs)
@@ -119,7 +119,7 @@ def relation_cooccurrence(
 @delegates(as_judgments, but=["data"])
 def relation_probability(
     data,  # the judgments: a `Judgments`, a long DataFrame (one row per judgment) or a CSV path, read by `as_judgments`
-    **kwargs,  # input options of `as_judgments` (unit, worker, label, labels, sep, empty, duplicates, format, ...)
+    **kwargs,
 ) -> tuple[pd.Series, pd.DataFrame]:
     "P(A) and P(A n B): occurrences divided by totalNumberOfRelations (the number of relation ticks)."
     co = relation_cooccurrence(data, **kwargs)
@@ -137,7 +137,7 @@ def _similarity(co: np.ndarray) -> np.ndarray:
 @delegates(as_judgments, but=["data"])
 def relation_similarity(
     data,  # the judgments: a `Judgments`, a long DataFrame (one row per judgment) or a CSV path, read by `as_judgments`
-    **kwargs,  # input options of `as_judgments` (unit, worker, label, labels, sep, empty, duplicates, format, ...)
+    **kwargs,
 ) -> pd.DataFrame:
     "Matrix M[A, B] = P(A | B) = numOccurrences(A n B) / numOccurrences(B), zero diagonal, NaN columns for unused B."
     a = _job(data, **kwargs)
@@ -159,7 +159,7 @@ def relation_ambiguity(similarity: pd.DataFrame) -> pd.Series:
 @delegates(as_judgments, but=["data"])
 def annotations_per_sentence(
     data,  # the judgments: a `Judgments`, a long DataFrame (one row per judgment) or a CSV path, read by `as_judgments`
-    **kwargs,  # input options of `as_judgments` (unit, worker, label, labels, sep, empty, duplicates, format, ...)
+    **kwargs,
 ) -> pd.Series:
     "Mean number of distinct relations a worker ticked per sentence."
     a = _job(data, **kwargs)
@@ -194,7 +194,7 @@ def _pairwise(a: _Job) -> pd.DataFrame:
 @delegates(as_judgments, but=["data"])
 def pairwise_agreement(
     data,  # the judgments: a `Judgments`, a long DataFrame (one row per judgment) or a CSV path, read by `as_judgments`
-    **kwargs,  # input options of `as_judgments` (unit, worker, label, labels, sep, empty, duplicates, format, ...)
+    **kwargs,
 ) -> pd.DataFrame:
     "agr(w_i, w_j) over the sentences S' both annotated, one row per ordered pair of distinct workers sharing a sentence."
     return _pairwise(_job(data, **kwargs))
@@ -212,7 +212,7 @@ def _agreement(a: _Job, pairs: pd.DataFrame) -> np.ndarray:
 @delegates(as_judgments, but=["data"])
 def worker_agreement(
     data,  # the judgments: a `Judgments`, a long DataFrame (one row per judgment) or a CSV path, read by `as_judgments`
-    **kwargs,  # input options of `as_judgments` (unit, worker, label, labels, sep, empty, duplicates, format, ...)
+    **kwargs,
 ) -> pd.Series:
     "Mean of agr(w_i, w_j) over the other workers, weighted by the number of sentences in common."
     a = _job(data, **kwargs)
@@ -239,7 +239,7 @@ def _judgment_index(j: Judgments, rows=slice(None)) -> pd.MultiIndex:
 @delegates(as_judgments, but=["data"])
 def worker_sentence_cosine(
     data,  # the judgments: a `Judgments`, a long DataFrame (one row per judgment) or a CSV path, read by `as_judgments`
-    **kwargs,  # input options of `as_judgments` (unit, worker, label, labels, sep, empty, duplicates, format, ...)
+    **kwargs,
 ) -> pd.Series:
     "cos(restVector, workerVector) per (sentence, worker), restVector = sentence vector minus the worker's vector."
     a = _job(data, **kwargs)
@@ -256,7 +256,7 @@ def _mean_by_worker(a: _Job, v: np.ndarray) -> np.ndarray:
 @delegates(as_judgments, but=["data"])
 def worker_cosine(
     data,  # the judgments: a `Judgments`, a long DataFrame (one row per judgment) or a CSV path, read by `as_judgments`
-    **kwargs,  # input options of `as_judgments` (unit, worker, label, labels, sep, empty, duplicates, format, ...)
+    **kwargs,
 ) -> pd.Series:
     "Mean over the worker's sentences of cos(restVector, workerVector); sentences without other workers are skipped."
     a = _job(data, **kwargs)
@@ -270,7 +270,7 @@ def _clarity(a: _Job) -> np.ndarray:
 @delegates(as_judgments, but=["data"])
 def worker_sentence_score(
     data,  # the judgments: a `Judgments`, a long DataFrame (one row per judgment) or a CSV path, read by `as_judgments`
-    **kwargs,  # input options of `as_judgments` (unit, worker, label, labels, sep, empty, duplicates, format, ...)
+    **kwargs,
 ) -> pd.Series:
     "Clarity(sentence) - cos(restVector, workerVector) per (sentence, worker): low means close to the crowd."
     a = _job(data, **kwargs)
@@ -280,7 +280,7 @@ def worker_sentence_score(
 @delegates(as_judgments, but=["data"])
 def majority_relations(
     data,  # the judgments: a `Judgments`, a long DataFrame (one row per judgment) or a CSV path, read by `as_judgments`
-    **kwargs,  # input options of `as_judgments` (unit, worker, label, labels, sep, empty, duplicates, format, ...)
+    **kwargs,
 ) -> pd.DataFrame:
     "Boolean sentence x relation table: True for the relation(s) with the largest count in the sentence vector (ties kept)."
     a = _job(data, **kwargs)
@@ -312,7 +312,7 @@ def worker_relation_score(
     data,  # the judgments: a `Judgments`, a long DataFrame (one row per judgment) or a CSV path, read by `as_judgments`
     *,
     subtract: str = "worker_sentence_score",  # what is subtracted from the relation clarity: 'worker_sentence_score' (the prose) or 'cosine' (the formula)
-    **kwargs,  # input options of `as_judgments` (unit, worker, label, labels, sep, empty, duplicates, format, ...)
+    **kwargs,
 ) -> pd.DataFrame:
     "Worker x relation table: RelationClarity(R) minus the worker's average worker-sentence score (or cosine) over S_w[R]."
     check_choice("subtract", subtract, _SUBTRACT)
@@ -352,7 +352,7 @@ def metrics(
     data,  # the judgments: a `Judgments`, a long DataFrame (one row per judgment) or a CSV path, read by `as_judgments`
     *,
     subtract: str = "worker_sentence_score",  # worker-relation score: subtract the 'worker_sentence_score' (the prose) or the 'cosine' (the formula)
-    **kwargs,  # input options of `as_judgments` (unit, worker, label, labels, sep, empty, duplicates, format, ...)
+    **kwargs,
 ) -> CrowdTruthV1:
     "All CrowdTruth 1.0 worker, sentence and relation metrics of a job, as DataFrames indexed by the workers', sentences' and relations' ids."
     check_choice("subtract", subtract, _SUBTRACT)
