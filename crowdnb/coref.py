@@ -344,8 +344,10 @@ def _f1(r, p):
     return _ratio(2 * r * p, r + p)
 
 # %% ../nbs/40_coref.ipynb #6251b7c1
-def muc_counts(a: Alignment) -> np.ndarray:
-    "MUC numerators and denominators per document: columns recall num, recall den, precision num, precision den."
+def muc_counts(
+    a: Alignment,  # key/response alignment from `align`
+) -> np.ndarray:
+    "Low-level: MUC numerators and denominators per document: columns recall num, recall den, precision num, precision den."
     n = a.n_docs
     ov = a.overlap
     shared_k = np.asarray(ov.sum(axis=1)).ravel(); parts_k = np.diff(ov.indptr)
@@ -356,8 +358,10 @@ def muc_counts(a: Alignment) -> np.ndarray:
                             _by_doc(a.response_size - 1, a.response_doc, n)])
 
 # %% ../nbs/40_coref.ipynb #6dd9b60e
-def bcub_counts(a: Alignment) -> np.ndarray:
-    "B³ numerators and denominators per document (recall num, recall den, precision num, precision den)."
+def bcub_counts(
+    a: Alignment,  # key/response alignment from `align`
+) -> np.ndarray:
+    "Low-level: B³ numerators and denominators per document (recall num, recall den, precision num, precision den)."
     n = a.n_docs
     i, j, m = _entries(a)
     return np.column_stack([_by_doc(m**2 / a.key_size[i], a.key_doc[i], n), _by_doc(a.key_size, a.key_doc, n),
@@ -394,8 +398,11 @@ def _ceaf_best(a: Alignment) -> np.ndarray:
             best[d, k] = sim[k, r, c].sum()
     return best
 
-def ceaf_counts(a: Alignment, phi: str = "entity") -> np.ndarray:
-    "CEAF numerators and denominators per document under the optimal one-to-one entity alignment."
+def ceaf_counts(
+    a: Alignment,  # key/response alignment from `align`
+    phi: str = "entity",  # similarity: 'mention' (CEAFm) or 'entity' (CEAFe)
+) -> np.ndarray:
+    "Low-level: CEAF numerators and denominators per document under the optimal one-to-one entity alignment."
     check_choice("phi", phi, ("mention", "entity"))
     n = a.n_docs
     if "ceaf" not in a._cache: a._cache["ceaf"] = _ceaf_best(a)
@@ -407,8 +414,10 @@ def ceaf_counts(a: Alignment, phi: str = "entity") -> np.ndarray:
     return np.column_stack([best, den_k, best, den_r]).astype(float)
 
 # %% ../nbs/40_coref.ipynb #a3243e51
-def lea_counts(a: Alignment) -> np.ndarray:
-    "LEA numerators and denominators per document (recall num, recall den, precision num, precision den)."
+def lea_counts(
+    a: Alignment,  # key/response alignment from `align`
+) -> np.ndarray:
+    "Low-level: LEA numerators and denominators per document (recall num, recall den, precision num, precision den)."
     n = a.n_docs
     i, j, m = _entries(a)
     sk, sr = a.key_size[i], a.response_size[j]
@@ -422,8 +431,10 @@ def lea_counts(a: Alignment) -> np.ndarray:
                             _by_doc(a.response_size, a.response_doc, n)])
 
 # %% ../nbs/40_coref.ipynb #a8415523
-def blanc_counts(a: Alignment) -> np.ndarray:
-    "BLANC link counts per document: right, key and response coreference links, the same for non-coreference links, then key, response and shared mentions."
+def blanc_counts(
+    a: Alignment,  # key/response alignment from `align`
+) -> np.ndarray:
+    "Low-level: BLANC link counts per document: right, key and response coreference links, the same for non-coreference links, then key, response and shared mentions."
     n = a.n_docs
     i, j, m = _entries(a)
     tp_c = _by_doc(_pairs(m), a.key_doc[i], n)
@@ -438,8 +449,11 @@ def blanc_counts(a: Alignment) -> np.ndarray:
                             _by_doc(a.response_size, a.response_doc, n), common])
 
 # %% ../nbs/40_coref.ipynb #0a4ba15e
-def blanc_rpf(counts, rule: str = "reference"):
-    "BLANC recall, precision, F1 from link counts (rows: documents or a pooled row)."
+def blanc_rpf(
+    counts,  # rows of the nine counts of `blanc_counts` (documents, or one pooled row)
+    rule: str = "reference",  # boundary rule: 'reference' (official scorer) or 'luo2014'
+):
+    "Low-level: BLANC recall, precision, F1 from link counts (rows: documents or a pooled row)."
     check_choice("rule", rule, ("reference", "luo2014"))
     counts = np.atleast_2d(np.asarray(counts, float))
     tp_c, c_k, c_r, tp_n, n_k, n_r, m_k, m_r, m = counts.T
@@ -457,8 +471,10 @@ def blanc_rpf(counts, rule: str = "reference"):
     return tuple(out)
 
 # %% ../nbs/40_coref.ipynb #4940b970
-def mention_counts(a: Alignment) -> np.ndarray:
-    "Mention identification per document: shared mentions, key mentions, shared mentions, response mentions."
+def mention_counts(
+    a: Alignment,  # key/response alignment from `align`
+) -> np.ndarray:
+    "Low-level: mention identification per document: shared mentions, key mentions, shared mentions, response mentions."
     n = a.n_docs
     shared = _by_doc(np.asarray(a.overlap.sum(axis=1)).ravel(), a.key_doc, n)
     return np.column_stack([shared, _by_doc(a.key_size, a.key_doc, n), shared, _by_doc(a.response_size, a.response_doc, n)])
@@ -539,7 +555,9 @@ def score(
 # %% ../nbs/40_coref.ipynb #935f6055
 _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
 
-def exact_value(expr) -> Fraction:
+def exact_value(
+    expr,  # an arithmetic expression of numbers (+, -, *, /, parentheses), or a number
+) -> Fraction:
     "Evaluate a test expectation such as '2*(5/9)*(17/42)/((5/9)+(17/42))' exactly, as a Fraction."
     if isinstance(expr, (int, float)): return Fraction(str(expr))
     def ev(node):
@@ -572,7 +590,9 @@ def _pm_cases(path):
         cases[m.group(1)] = (Path(m.group(2)).name, Path(m.group(3)).name, exp)
     return cases
 
-def reference_cases(root) -> pd.DataFrame:
+def reference_cases(
+    root,  # the folder holding scorch/ and reference-scorer/ (the shared coref-scorer-tests data)
+) -> pd.DataFrame:
     "The official scorer's test cases under `root` as a table: case, metric, which, expected value, tolerance, files."
     root = Path(root)
     fx = root / "scorch" / "tests" / "fixtures" / "conll"

@@ -27,7 +27,11 @@ __all__ = ['ERROR_TYPES', 'ERROR_NAMES', 'INJECTION_ORDER', 'EXAMPLE_PASSAGES', 
            'RaterSimulation', 'simulate_ratings']
 
 # %% ../nbs/41_humeval.ipynb #35f618ee
-def check_clustering(clustering, n_tokens=None, name="clustering") -> list:
+def check_clustering(
+    clustering,  # a list of chains, each a sequence of (start, end) mentions
+    n_tokens=None,  # the document's length in tokens, if known (mentions must lie inside it)
+    name="clustering",  # what errors call it
+) -> list:
     "Validated copy of a clustering (list of chains, each a sorted tuple of `(start, end)` mentions)."
     if isinstance(clustering, (str, bytes, Mapping)) or not isinstance(clustering, Iterable):
         raise TypeError(f"{name} must be a list of chains (tuples of (start, end) mentions), not {type(clustering).__name__}")
@@ -57,7 +61,9 @@ def check_clustering(clustering, n_tokens=None, name="clustering") -> list:
 # %% ../nbs/41_humeval.ipynb #31603513
 _MARK = re.compile(r"\]([A-Za-z0-9_.\-]+)$")
 
-def parse_brackets(text: str):
+def parse_brackets(
+    text: str,  # whitespace-tokenised text with [mention]id markup
+):
     "Tokens and clustering from whitespace-tokenised text with `[mention]id` markup (nesting allowed)."
     if not isinstance(text, str): raise TypeError(f"text must be a string, not {type(text).__name__}")
     tokens, opens, chains, order = [], [], {}, []
