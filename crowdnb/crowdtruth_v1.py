@@ -406,6 +406,7 @@ def _sheet(df: pd.DataFrame, name: str) -> pd.DataFrame:
 # %% ../nbs/11_crowdtruth_v1.ipynb #cb41cb86
 _FORMULA_START = ("=", "+", "-", "@")    # what a spreadsheet may read as the start of a formula
 
+# %% ../nbs/11_crowdtruth_v1.ipynb #b7aca4fa
 def _text_cells(ws) -> int:
     "Mark every text cell of the openpyxl worksheet `ws` that begins like a formula as text (exact value, quote prefix); returns how many."
     n = 0
