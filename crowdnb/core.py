@@ -19,7 +19,7 @@ from scipy import sparse
 # %% auto #0
 __all__ = ['LEVELS', 'FORMATS', 'as_rng', 'show_progress', 'progress_bar', 'check_choice', 'check_int', 'check_number',
            'check_level', 'group_runs', 'shared_data', 'Judgments', 'detect_format', 'read_table', 'as_judgments',
-           'loop_design', 'design_matrix', 'Simulation', 'simulate_crowd']
+           'write_csv', 'loop_design', 'design_matrix', 'Simulation', 'simulate_crowd']
 
 # %% ../nbs/00_core.ipynb #4cdfcd95
 def as_rng(
@@ -596,6 +596,33 @@ def from_matrix(
     df = pd.DataFrame({"unit": units[r], "worker": workers[c], "label": m[r, c]})
     if m.dtype.kind == "O": df["label"] = df["label"].infer_objects()
     return as_judgments(df, labels=labels)
+
+# %% ../nbs/00_core.ipynb #6f116f2e
+_FORMULA_START = ("=", "+", "-", "@")
+
+def _defused(v):
+    "A text value that a spreadsheet would run as a formula, prefixed with an apostrophe; anything else unchanged."
+    return "'" + v if isinstance(v, str) and v.startswith(_FORMULA_START) else v
+
+def write_csv(
+    df: pd.DataFrame,  # the table to write
+    path,  # the CSV file to write (its folder must exist)
+    index: bool = True,  # write the index (ids) as the first column(s)
+) -> Path:
+    "Write `df` as CSV with text cells that begin like a spreadsheet formula (=, +, -, @) prefixed by an apostrophe."
+    out = df.copy()
+    for c in out.columns:
+        if out[c].dtype == object or isinstance(out[c].dtype, (pd.StringDtype, pd.CategoricalDtype)):
+            out[c] = out[c].astype(object).map(_defused)
+    out.columns = out.columns.map(_defused) if not isinstance(out.columns, pd.MultiIndex) else out.columns
+    if isinstance(out.index, pd.MultiIndex):
+        out.index = pd.MultiIndex.from_arrays([lvl.map(_defused) for lvl in
+                                               (out.index.get_level_values(i) for i in range(out.index.nlevels))],
+                                              names=out.index.names)
+    else: out.index = out.index.map(_defused)
+    p = Path(path)
+    out.to_csv(p, index=index)
+    return p
 
 # %% ../nbs/00_core.ipynb #d2aaa316
 def loop_design(n_annotators: int = 8, group_size: int = 3) -> np.ndarray:
