@@ -197,7 +197,9 @@ def coincidence_matrix(
 ) -> np.ndarray:
     "Low-level: Krippendorff's values x values coincidence matrix o_ck from a units x values count matrix n_uc."
     if isinstance(counts, pd.DataFrame): counts = counts.to_numpy()
-    if isinstance(counts, np.ndarray) and counts.ndim == 2:
+    if not sparse.issparse(counts): counts = np.asarray(counts)
+    if counts.ndim != 2: raise ValueError(f"counts must be a 2-D units x values matrix, got shape {counts.shape}")
+    if isinstance(counts, np.ndarray):
         n = counts.astype(float, copy=False)
         m = n.sum(axis=1)
         d = np.divide(1.0, m - 1, out=np.zeros_like(m), where=m >= 2)
@@ -256,6 +258,8 @@ def alpha_from_counts(
 ) -> float:
     "Low-level: Krippendorff's alpha from a units x values count matrix (columns in `labels` order)."
     check_level(level)
+    c = counts.data if sparse.issparse(counts) else np.asarray(counts, dtype=float)
+    if not np.isfinite(c).all() or (c < 0).any(): raise ValueError("counts must hold non-negative numbers")
     o = coincidence_matrix(counts)
     labels = np.arange(o.shape[0]) if labels is None else np.asarray(labels)
     if len(labels) != o.shape[0]: raise ValueError(f"labels has {len(labels)} values but counts have {o.shape[0]} columns")
@@ -326,6 +330,7 @@ def alpha_bootstrap(
     n_boot = check_int("n_boot", n_boot, 1)
     ci = check_number("ci", ci, 0, 1, low_open=True, high_open=True)
     batch = check_int("batch", batch, 1)
+    check_choice("progress", progress, (None, True, False))
     rng = as_rng(seed)
     j = _single_label(_judgments(data, kwargs, "alpha_bootstrap"), "alpha_bootstrap")
     values = _scale(j, level, "alpha_bootstrap")
@@ -416,7 +421,7 @@ def _unit_candidates(candidates, j: Judgments) -> np.ndarray:
         raise TypeError(f"candidates must be a number or a Series/dict indexed by unit, not {type(candidates).__name__}")
     bad = ~np.isfinite(f) | (f < 1) | (np.mod(np.nan_to_num(f), 1) != 0)
     if bad.any():
-        raise ValueError(f"candidates must be whole numbers >= 1; unit {j.units[bad][0]!r} has {f[bad][0]!r}")
+        raise ValueError(f"candidates must be whole numbers >= 1; unit {j.units[bad][0]!r} has {float(f[bad][0])!r}")
     return f
 
 # %% ../nbs/20_agreement.ipynb #ea1a901a
@@ -604,6 +609,8 @@ def agreement_table(
     res: PairwiseAgreement,  # the result of `pairwise_agreement`
 ) -> pd.DataFrame:
     "The per-category rows and the 'total' row of a `PairwiseAgreement`, in the layout of the published tables."
+    if not isinstance(res, PairwiseAgreement):
+        raise TypeError(f"agreement_table needs the PairwiseAgreement that pairwise_agreement returns, not {type(res).__name__}")
     t = pd.concat([res.by_category, res.total.to_frame("total").T])
     t.index.name = "category"
     return t[["shared", "expected", "observed", "kappa"]].astype({"shared": int, "expected": float, "observed": float, "kappa": float})

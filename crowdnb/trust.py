@@ -65,16 +65,22 @@ def _alphas(C, m, level, values, D=None):
     return np.where(ok, 1 - (ntot - 1) * do / np.where(ok, de, 1), np.nan)
 
 # %% ../nbs/21_trust.ipynb #57196c55
-def subset_codes(k: int) -> np.ndarray:
-    "Bit codes of every subset of >= 2 of `k` raters, in Algorithm 1's order (by size, then lexicographic)."
+def subset_codes(
+    k: int,  # number of workers (raters), 0..62
+) -> np.ndarray:
+    "Low-level: bit codes of every subset of >= 2 of `k` workers, in Algorithm 1's order (by size, then lexicographic)."
+    k = check_int("k", k, 0, 62)                                    # bit codes are int64
     parts = [np.zeros(0, np.int64)]
     for n in range(2, k + 1):
         idx = np.fromiter(chain.from_iterable(combinations(range(k), n)), np.int64, count=comb(k, n) * n)
         parts.append((np.int64(1) << idx.reshape(-1, n)).sum(axis=1))
     return np.concatenate(parts)
 
-def code_masks(codes, k: int) -> np.ndarray:
-    "Subsets x raters 0/1 float matrix of the bit `codes` of subsets of `k` raters."
+def code_masks(
+    codes,  # bit codes of subsets (`subset_codes`)
+    k: int,  # number of workers
+) -> np.ndarray:
+    "Low-level: subsets x workers 0/1 float matrix of the bit `codes` of subsets of `k` workers."
     return ((np.asarray(codes, np.int64)[:, None] >> np.arange(k)) & 1).astype(float)
 
 # %% ../nbs/21_trust.ipynb #a2aff7eb
