@@ -8,6 +8,7 @@ Docs: https://crowdnb.github.io/crowdnb/cli.html.md"""
 from __future__ import annotations
 import argparse
 import os
+import re
 import sys
 import textwrap
 import traceback
@@ -18,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from . import __version__
-from .core import FORMATS, as_judgments
+from .core import FORMATS, LEVELS, Judgments, as_judgments, read_table, write_csv, _DEFAULTS
 from . import agreement, coref, crowdtruth, crowdtruth_v1, model_b, trust
 
 # %% auto #0
@@ -59,15 +60,17 @@ def _one_line(e: BaseException) -> str:
     return " ".join(msg.split()) or type(e).__name__
 
 def _warn(message, category, filename, lineno, file=None, line=None):
-    print(f"crowdnb: warning: {_one_line(Warning(message))}", file=sys.stderr)
+    print(f"crowdnb: warning: {_flagged(_one_line(Warning(message)))}", file=sys.stderr)
 
 def _quiet_stdout():
     "Point stdout at /dev/null after a closed pipe, so that Python's flush at exit stays silent."
     try: os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     except (OSError, ValueError, AttributeError): pass
 
-def main(argv=None) -> int:
-    "Run the `crowdnb` command line on `argv` (default: `sys.argv[1:]`) and return the exit status."
+def main(
+    argv=None,  # the arguments after `crowdnb` (default: `sys.argv[1:]`)
+) -> int:
+    "Run the `crowdnb` command line on `argv` and return the exit status."
     parser = build_parser()
     try: args = parser.parse_args(argv)
     except SystemExit as e: return e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
@@ -83,7 +86,7 @@ def main(argv=None) -> int:
             return 1
         except (ValueError, TypeError, OSError) as e:
             if args.debug: traceback.print_exc()
-            print(f"crowdnb: error: {_one_line(e)}", file=sys.stderr)
+            print(f"crowdnb: error: {_flagged(_one_line(e))}", file=sys.stderr)
             return 2
 
 # %% ../nbs/90_cli.ipynb #60c1c764
@@ -93,22 +96,6 @@ def _existing(path, what: str) -> Path:
     if not p.exists(): raise ValueError(f"{what} file {str(p)!r} does not exist")
     if p.is_dir(): raise ValueError(f"{what} file {str(p)!r} is a folder, not a file")
     return p
-
-def _read_csv(path, what: str = "input", **kwargs) -> pd.DataFrame:
-    "Read a CSV file (`kwargs` go to `pandas.read_csv`); errors name the file."
-    p = _existing(path, what)
-    try: df = pd.read_csv(p, **kwargs)
-    except pd.errors.EmptyDataError: raise ValueError(f"{what} file {str(p)!r} is empty") from None
-    except (pd.errors.ParserError, UnicodeDecodeError) as e:
-        raise ValueError(f"cannot read {what} file {str(p)!r}: {_one_line(e)}") from None
-    if len(df) == 0: raise ValueError(f"{what} file {str(p)!r} has a header but no rows")
-    return df
-
-def _columns(df: pd.DataFrame, path, **named) -> None:
-    "Raise a ValueError naming the option and the file when a column given as `option=column` is absent."
-    bad = [f"{c!r} (--{k.replace('_', '-')})" for k, c in named.items() if c is not None and c not in df.columns]
-    if bad: raise ValueError(f"column{'s' if len(bad) > 1 else ''} {', '.join(bad)} not in {str(path)!r}; "
-                             f"its columns are {list(df.columns)}")
 
 def _split_list(text: str, option: str) -> list:
     "Comma-separated items of an option value, stripped; a ValueError for an empty item."
@@ -127,6 +114,81 @@ def _as_numbers(items, option: str, integer: bool = False) -> list:
             x = int(x)
         out.append(x)
     return out
+
+# %% ../nbs/90_cli.ipynb #a046321d
+def _input_options(p, what: str = "judgments"):
+    "Add the FILE argument and the input option group (the names and defaults of `crowdnb.core.as_judgments`)."
+    p.add_argument("data", metavar="FILE", help=f"{what}: a long CSV table, one row per judgment "
+                                                "(or a units x workers table with --wide)")
+    g = p.add_argument_group("input (as crowdnb.core.as_judgments)")
+    g.add_argument("--unit", default="unit", metavar="COL", help="column of the unit (item) ids (default: %(default)s)")
+    g.add_argument("--worker", default="worker", metavar="COL", help="column of the worker (rater) ids (default: %(default)s)")
+    g.add_argument("--label", default="label", metavar="COL", help="column of the answers (default: %(default)s)")
+    g.add_argument("--labels", metavar="A,B,C", help="the label set in its order: a closed task, and the scale order "
+                   "of ordinal data (default: the labels that occur, sorted)")
+    g.add_argument("--sep", metavar="S", help="separator of several labels in one answer, e.g. '|' (default: one label per answer)")
+    g.add_argument("--empty", default="error", choices=["error", "drop", "label"],
+                   help="an empty answer: error, drop the judgment, or record it as --none-token (default: %(default)s)")
+    g.add_argument("--none-token", default="none", metavar="T", help="the label of an empty answer with --empty label (default: %(default)s)")
+    g.add_argument("--duplicates", default="error", choices=["error", "last", "count"],
+                   help="a worker judging a unit twice: error, keep the last, or count both (default: %(default)s)")
+    g.add_argument("--format", default="long", choices=[*FORMATS, "auto"],
+                   help="column convention of a platform export; auto detects it (default: %(default)s)")
+    g.add_argument("--delimiter", default=",", metavar="D", help="CSV field delimiter (default: ',')")
+    g.add_argument("--wide", action="store_true", help="FILE is wide: a row per unit (ids in the first column), "
+                   "a column per worker, empty cells missing")
+    g.add_argument("--missing", metavar="TOKEN", help="with --wide: a cell holding TOKEN is missing too")
+
+# %% ../nbs/90_cli.ipynb #e4a8ab77
+_LONG_ONLY = ("unit", "worker", "label", "sep", "empty", "none_token", "duplicates", "format")
+
+def _declared(labels, J):
+    "The `--labels` list, as numbers when the judgments' labels are numbers."
+    if labels is None: return None
+    items = _split_list(labels, "--labels")
+    return _as_numbers(items, "--labels", integer=pd.api.types.is_integer_dtype(J.labels.dtype)) \
+        if pd.api.types.is_numeric_dtype(J.labels.dtype) else items
+
+def _load(a) -> Judgments:
+    "Judgments from FILE and the input options: a long table through `as_judgments`, or `--wide` through `from_matrix`."
+    if a.wide:
+        changed = [f"--{k.replace('_', '-')}" for k in _LONG_ONLY if getattr(a, k) != _DEFAULTS[k]]
+        if changed: raise ValueError(f"{', '.join(changed)} appl{'ies' if len(changed) == 1 else 'y'} to a long table, not with --wide")
+        df = read_table(a.data, a.delimiter)
+        df = df.set_index(df.columns[0])
+        if a.missing is not None: df = df.mask(df.astype(str).apply(lambda c: c.str.strip()) == a.missing)
+        J = Judgments.from_matrix(_numeric_if_possible(df))
+    else:
+        if a.missing is not None: raise ValueError("--missing applies to a wide table (--wide); in a long table leave the answer empty")
+        kw = dict({k: getattr(a, k) for k in _LONG_ONLY}, delimiter=a.delimiter)
+        J = as_judgments(a.data, **kw)
+        # declared labels: the file is read again, so that a label outside them is named with its CSV line
+        return J if a.labels is None else as_judgments(a.data, labels=_declared(a.labels, J), **kw)
+    return as_judgments(J, labels=_declared(a.labels, J))
+
+def _numeric_if_possible(df: pd.DataFrame) -> pd.DataFrame:
+    "`df` as numbers when every non-missing cell is a number, else unchanged."
+    num = df.apply(pd.to_numeric, errors="coerce")
+    return num if (num.isna() == df.isna()).all().all() else df
+
+# %% ../nbs/90_cli.ipynb #85d12b02
+_OPTION_NAMES = ("unit", "worker", "label", "labels", "sep", "empty", "none_token", "duplicates", "format", "delimiter",
+                 "level", "weights", "seed", "tol", "max_iter", "n_starts", "n_boot", "ci", "threshold", "missing",
+                 "eps", "method", "max_raters", "tie_tol", "subtract", "job_id", "malformed", "blanc")
+_KW = re.compile(r"\b(" + "|".join(_OPTION_NAMES) + r")=('[^']*'|\"[^\"]*\"|\[[^\]]*\]|[^\s,;)]+)")
+_LEAD = re.compile(r"(^|[;:] )(" + "|".join(_OPTION_NAMES) + r") (must|should|has|holds|is|repeats)\b")
+_LEADV = re.compile(r"(^|[;:] )(" + "|".join(_OPTION_NAMES) + r") '([^']*)'")
+
+def _flagged(message: str) -> str:
+    "A library error message with Python keywords (`duplicates='last'`, `max_iter must`) phrased as flags."
+    def kw(m):
+        v = m.group(2)
+        if v[0] in "'\"" and v[-1] == v[0]: v = v[1:-1]
+        elif v.startswith("["): v = ",".join(x.strip().strip("'\"") for x in v[1:-1].split(","))
+        return f"--{m.group(1).replace('_', '-')} {v}"
+    message = _KW.sub(kw, message)
+    message = _LEADV.sub(lambda m: f"{m.group(1)}--{m.group(2).replace('_', '-')} {m.group(3)}", message)
+    return _LEAD.sub(lambda m: f"{m.group(1)}--{m.group(2).replace('_', '-')} {m.group(3)}", message)
 
 # %% ../nbs/90_cli.ipynb #c6dd6efb
 def _print_table(df: pd.DataFrame, title: str = None, show: int = None) -> None:
@@ -151,57 +213,31 @@ def _check_out_dir(path) -> None:
         raise ValueError(f"--out {str(path)!r} exists and is not a folder")
 
 def _write_csv(df: pd.DataFrame, path, index: bool = True) -> Path:
-    "Write `df` to the CSV file `path` (its folder must exist) and say so on stderr."
+    "Write `df` to the CSV file `path` (its folder must exist; text never becomes a formula) and say so on stderr."
     _check_out_file(path)
     p = Path(path)
-    df.to_csv(p, index=index)
+    write_csv(df, p, index=index)
     print(f"wrote {p}", file=sys.stderr)
     return p
-
-# %% ../nbs/90_cli.ipynb #c191c080
-def _judgment_options(p, empty_help="how to treat an empty answer (default: error)"):
-    "Options that say how to read a judgments file (shared by crowdtruth, crowdtruth-v1 and dawid-skene)."
-    p.add_argument("judgments", metavar="JUDGMENTS.csv", help="long table: one row per (unit, worker) judgment")
-    g = p.add_argument_group("columns")
-    g.add_argument("--unit", metavar="COL", help="unit (item, sentence) column")
-    g.add_argument("--worker", metavar="COL", help="worker (annotator) column")
-    g.add_argument("--label", metavar="COL", help="answer column")
-    g.add_argument("--format", default="auto", choices=["auto", *FORMATS],
-                   help="column convention when columns are not named (default: %(default)s, detected)")
-    g.add_argument("--sep", metavar="S", help="separator of several labels in one answer, e.g. '|'")
-    g.add_argument("--empty", choices=["error", "drop", "label"], help=empty_help)
-    g.add_argument("--duplicates", choices=["error", "last", "count"], default="error",
-                   help="a repeated (unit, worker) judgment: error, keep the last, or count both (default: %(default)s)")
-
-def _load(a, empty=None, labels=None):
-    "Judgments from the command line's file and column options; declared labels take the file's label type."
-    kw = dict(format=a.format, unit=a.unit, worker=a.worker, label=a.label, sep=a.sep,
-              empty=a.empty or empty or "error", duplicates=a.duplicates)
-    path = _existing(a.judgments, "judgments")
-    J = as_judgments(path, **kw)
-    if labels is None: return J
-    declared = _split_list(labels, "--labels")
-    if pd.api.types.is_integer_dtype(J.labels.dtype): declared = _as_numbers(declared, "--labels", integer=True)
-    return as_judgments(path, labels=declared, **kw)
 
 # %% ../nbs/90_cli.ipynb #aa14c2fa
 @_subcommand
 def _crowdtruth_parser(sub):
     p = sub.add_parser("crowdtruth", formatter_class=_Formatter, help="CrowdTruth 2.0 unit, worker and annotation quality",
                        description="CrowdTruth 2.0 quality scores (UQS, WQS, AQS, UAS) of a judgments file "
-                                   "(crowdnb.crowdtruth.run).",
+                                   "(crowdnb.crowdtruth.run). Without --labels or --closed the task is open-ended: "
+                                   "every answer that occurs is an annotation, and annotation quality is fixed at 1.",
                        epilog="example:\n  crowdnb crowdtruth judgments.csv --unit sentence --worker annotator "
                               "--label relations --sep '|' --labels cause,treat,none --out results/")
-    _judgment_options(p, "how to treat an empty answer: error, drop the judgment, or count it as the label 'none' "
-                         "(default: error; drop with --reference-compatible)")
+    _input_options(p)
     g = p.add_argument_group("task")
     t = g.add_mutually_exclusive_group()
-    t.add_argument("--labels", metavar="A,B,C", help="declare the closed label set (answers outside it are errors)")
-    t.add_argument("--closed", action="store_true", help="closed task with the labels seen in the file")
-    t.add_argument("--open", action="store_true", help="open-ended task (annotation quality fixed at 1)")
+    t.add_argument("--closed", action="store_true", help="closed task with the labels seen in the file (default with --labels)")
+    t.add_argument("--open", action="store_true", help="open-ended task: annotation quality fixed at 1 (default without --labels)")
     g = p.add_argument_group("method")
     g.add_argument("--reference-compatible", action="store_true",
-                   help="reproduce the crowdtruth 2.1 package (its tolerance, clamping, dropped units)")
+                   help="reproduce the crowdtruth 2.1 package (its tolerance, clamping, dropped units; "
+                        "add --empty drop for its handling of empty answers)")
     g.add_argument("--tol", type=float, help="fixed-point tolerance (default: 1e-6; 1e-3 with --reference-compatible)")
     g.add_argument("--max-iter", type=int, help="maximum number of iterations (default: 100; 1000 with --reference-compatible)")
     g = p.add_argument_group("output")
@@ -209,6 +245,7 @@ def _crowdtruth_parser(sub):
     g.add_argument("--show", type=int, default=10, metavar="N", help="print at most N units and workers (default: %(default)s)")
     p.set_defaults(run=_crowdtruth_run)
 
+# %% ../nbs/90_cli.ipynb #5f4b3170
 def _uas_long(res) -> pd.DataFrame:
     "An open task's UAS as a long table: one row per unit and annotation seen on it (`res.cells`), no dense table."
     c = res.cells
@@ -218,7 +255,8 @@ def _uas_long(res) -> pd.DataFrame:
 def _crowdtruth_run(a) -> int:
     "Run `crowdnb crowdtruth`."
     _check_out_dir(a.out)
-    J = _load(a, empty="drop" if a.reference_compatible else "error", labels=a.labels)
+    if a.open and a.labels is not None: raise ValueError("--labels declares a closed task; it cannot go with --open")
+    J = _load(a)
     open_ended = True if a.open else (False if a.closed else None)
     res = crowdtruth.run(J, open_ended=open_ended, reference=a.reference_compatible, tol=a.tol, max_iter=a.max_iter)
     print(f"{res!r}\n")
@@ -234,7 +272,7 @@ def _crowdtruth_run(a) -> int:
         out.mkdir(parents=True, exist_ok=True)
         for name, df in (("units", res.units), ("workers", res.workers), ("annotations", res.annotations),
                          ("unit_annotation", res.uas if res.closed else _uas_long(res))):
-            df.to_csv(out / f"{name}.csv")
+            write_csv(df, out / f"{name}.csv")
         print(f"wrote units.csv, workers.csv, annotations.csv, unit_annotation.csv to {out}", file=sys.stderr)
     return 0
 
@@ -246,8 +284,7 @@ def _crowdtruth_v1_parser(sub):
                                    "(crowdnb.crowdtruth_v1.metrics and write_workbooks).",
                        epilog="example:\n  crowdnb crowdtruth-v1 judgments.csv --unit sentence --worker annotator "
                               "--label relations --sep '|' --job-id 123 --out results/")
-    _judgment_options(p)
-    p.add_argument("--labels", metavar="A,B,C", help="declare the relation set (answers outside it are errors)")
+    _input_options(p)
     p.add_argument("--subtract", choices=["worker_sentence_score", "cosine"], default="worker_sentence_score",
                    help="what the worker-relation score subtracts from relation clarity (default: %(default)s)")
     p.add_argument("--job-id", metavar="ID", help="job id in the workbook names (default: the file name without extension)")
@@ -258,104 +295,54 @@ def _crowdtruth_v1_parser(sub):
 def _crowdtruth_v1_run(a) -> int:
     "Run `crowdnb crowdtruth-v1`."
     _check_out_dir(a.out)
-    J = _load(a, labels=a.labels)
+    J = _load(a)
     res = crowdtruth_v1.metrics(J, subtract=a.subtract)
     print(f"{res!r}\n")
     _print_table(res.relations, "relations")
     _print_table(res.workers.sort_values("agreement", kind="stable"), "workers, lowest agreement first", a.show)
-    job = a.job_id if a.job_id is not None else Path(a.judgments).stem
+    job = a.job_id if a.job_id is not None else Path(a.data).stem
     for path in crowdtruth_v1.write_workbooks(res, job, a.out): print(f"wrote {path}", file=sys.stderr)
     return 0
-
-# %% ../nbs/90_cli.ipynb #5f542243
-def _ratings_options(p, long_ok: bool = True):
-    "Options that say how to read a ratings file."
-    p.add_argument("ratings", metavar="RATINGS.csv",
-                   help="wide (a header of unit names, then a row per rater starting with its name) or long (--unit/--rater/--value)")
-    g = p.add_argument_group("reading the ratings")
-    g.add_argument("--transpose", action="store_true", help="wide file with a row per unit and a column per rater")
-    if long_ok:
-        g.add_argument("--unit", metavar="COL", help="long table: unit column (default: unit)")
-        g.add_argument("--rater", metavar="COL", help="long table: rater column (default: rater)")
-        g.add_argument("--value", metavar="COL", help="long table: rating column (default: value)")
-    g.add_argument("--missing", metavar="TOKEN", help="a cell holding TOKEN is a missing rating (besides empty cells)")
-    g.add_argument("--delimiter", default=",", metavar="D", help="field delimiter of the CSV file (default: ',')")
-
-def _numeric_if_possible(df: pd.DataFrame) -> pd.DataFrame:
-    "`df` as floats when every non-missing cell is a number, else unchanged."
-    num = df.apply(pd.to_numeric, errors="coerce")
-    return num if (num.isna() == df.isna()).all().all() else df
-
-def _ratings(a):
-    "(data, column keywords): a long DataFrame with `unit/rater/value` names, or a raters x units array with `raters`."
-    na = [a.missing] if a.missing is not None else None
-    if any(getattr(a, k, None) is not None for k in ("unit", "rater", "value")):
-        if a.transpose: raise ValueError("--transpose applies to a wide table, not to a long one (--unit/--rater/--value)")
-        df = _read_csv(a.ratings, "ratings", sep=a.delimiter, na_values=na)
-        cols = dict(unit=a.unit or "unit", rater=a.rater or "rater", value=a.value or "value")
-        _columns(df, a.ratings, **cols)
-        return df, cols
-    df = _read_csv(a.ratings, "ratings", sep=a.delimiter, na_values=na, index_col=0)
-    if a.transpose: df = df.T
-    if df.shape[1] == 0: raise ValueError(f"ratings file {str(a.ratings)!r} has rater names but no unit columns")
-    dup = df.index[df.index.duplicated()]
-    if len(dup): raise ValueError(f"ratings file {str(a.ratings)!r}: rater {dup[0]!r} has two rows "
-                                  f"({'columns' if a.transpose else 'rows'} are raters{'' if a.transpose else '; --transpose if they are units'})")
-    return _numeric_if_possible(df).to_numpy(), dict(raters=pd.Index(df.index, name="rater"))
-
-def _describe(data, cols) -> str:
-    "'N raters, M units, K ratings' of ratings as returned by `_ratings`."
-    if "raters" in cols:
-        x = pd.DataFrame(data)
-        return f"{x.shape[0]} raters, {x.shape[1]} units, {int(x.notna().to_numpy().sum())} ratings"
-    d = data[data[cols["value"]].notna()]
-    return f"{d[cols['rater']].nunique()} raters, {d[cols['unit']].nunique()} units, {len(d)} ratings"
 
 # %% ../nbs/90_cli.ipynb #b4cd1eed
 @_subcommand
 def _alpha_parser(sub):
     p = sub.add_parser("alpha", formatter_class=_Formatter, help="Krippendorff's alpha, with a bootstrap interval",
-                       description="Krippendorff's alpha of a ratings file (crowdnb.agreement.krippendorff_alpha, "
+                       description="Krippendorff's alpha of a judgments file (crowdnb.agreement.krippendorff_alpha, "
                                    "alpha_bootstrap).",
-                       epilog="examples:\n  crowdnb alpha ratings.csv --level nominal interval --missing '*'\n"
-                              "  crowdnb alpha long.csv --unit item --rater coder --value score --level ordinal "
-                              "--bootstrap 1000 --seed 1 --out alpha.csv")
-    _ratings_options(p)
+                       epilog="examples:\n  crowdnb alpha ratings.csv --unit item --worker coder --label score "
+                              "--level ordinal --n-boot 1000 --seed 1 --out alpha.csv\n"
+                              "  crowdnb alpha reliability.csv --wide --missing '*' --level nominal interval")
+    _input_options(p, "ratings")
     g = p.add_argument_group("method")
-    g.add_argument("--level", nargs="+", default=["nominal"], choices=list(trust.LEVELS), metavar="LEVEL",
-                   help="one or more of nominal, ordinal, interval, ratio (default: nominal)")
-    g.add_argument("--values", metavar="A,B,C", help="the value domain in order (needed for ordinal string categories)")
-    g.add_argument("--bootstrap", type=int, metavar="N", help="add a percentile interval from N bootstrap resamples of units")
+    g.add_argument("--level", nargs="+", default=["nominal"], choices=list(LEVELS), metavar="LEVEL",
+                   help="one or more of nominal, ordinal, interval, ratio (default: nominal); ordinal text labels "
+                        "take their order from --labels")
+    g.add_argument("--n-boot", type=int, metavar="N", help="add a percentile interval from N bootstrap resamples of units")
     g.add_argument("--ci", type=float, default=0.95, help="coverage of the interval (default: %(default)s)")
-    g.add_argument("--seed", type=int, help="seed of the bootstrap")
+    g.add_argument("--seed", type=int, help="seed of the bootstrap (default: fresh randomness)")
     p.add_argument("--out", metavar="FILE.csv", help="write the table (level, alpha[, low, high]) to this CSV file")
     p.set_defaults(run=_alpha_run)
 
-def _value_domain(text, data, cols):
-    "The `--values` domain, as numbers when the ratings are numbers."
-    if text is None: return None
-    items = _split_list(text, "--values")
-    v = data[cols["value"]] if "value" in cols else pd.Series(np.asarray(data).ravel())
-    return _as_numbers(items, "--values") if pd.api.types.is_numeric_dtype(v.dropna().infer_objects()) else items
+def _describe(J: Judgments) -> str:
+    "'N workers, M units, K judgments'."
+    return f"{J.n_workers} workers, {J.n_units} units, {J.n_judgments} judgments"
 
 def _alpha_run(a) -> int:
     "Run `crowdnb alpha`."
     _check_out_file(a.out)
-    data, cols = _ratings(a)
-    kw = {k: v for k, v in cols.items() if k != "raters"}
-    domain = _value_domain(a.values, data, cols)
+    J = _load(a)
     rows = []
     for level in dict.fromkeys(a.level):
-        if a.bootstrap is None:
-            rows.append({"level": level, "alpha": agreement.krippendorff_alpha(data, level, domain, **kw)})
+        if a.n_boot is None:
+            rows.append({"level": level, "alpha": agreement.krippendorff_alpha(J, level=level)})
         else:
-            r = agreement.alpha_bootstrap(data, level, n_boot=a.bootstrap, ci=a.ci, seed=a.seed, progress=False,
-                                          value_domain=domain, **kw)
+            r = agreement.alpha_bootstrap(J, level=level, n_boot=a.n_boot, ci=a.ci, seed=a.seed)
             rows.append({"level": level, "alpha": r.alpha, "low": r.low, "high": r.high})
     table = pd.DataFrame(rows).set_index("level")
-    title = f"Krippendorff's alpha ({_describe(data, cols)})"
-    if a.bootstrap is not None:
-        title += f"\n{a.ci:.0%} percentile interval from {a.bootstrap} bootstrap resamples of units (seed {a.seed})"
+    title = f"Krippendorff's alpha ({_describe(J)})"
+    if a.n_boot is not None:
+        title += f"\n{a.ci:.0%} percentile interval from {a.n_boot} bootstrap resamples of units (seed {a.seed})"
     _print_table(table, title)
     if a.out: _write_csv(table, a.out)
     return 0
@@ -363,76 +350,71 @@ def _alpha_run(a) -> int:
 # %% ../nbs/90_cli.ipynb #59a5e830
 @_subcommand
 def _kappa_parser(sub):
-    p = sub.add_parser("kappa", formatter_class=_Formatter, help="Cohen's kappa (or Scott's pi) of two raters",
-                       description="Cohen's kappa or Scott's pi of two raters' columns (crowdnb.agreement.cohen_kappa, "
-                                   "scott_pi); rows are items, empty cells are missing ratings.",
-                       epilog="example:\n  crowdnb kappa coding.csv --raters coder1 coder2 --weights quadratic")
-    p.add_argument("table", metavar="TABLE.csv", help="one row per item, one column per rater")
-    p.add_argument("--raters", nargs=2, required=True, metavar=("A", "B"), help="the two raters' columns")
-    p.add_argument("--weights", choices=["linear", "quadratic"], help="weighted kappa (default: unweighted)")
+    p = sub.add_parser("kappa", formatter_class=_Formatter, help="Cohen's kappa (or Scott's pi) of two workers",
+                       description="Cohen's kappa or Scott's pi of two workers over the units both judged "
+                                   "(crowdnb.agreement.cohen_kappa, scott_pi).",
+                       epilog="example:\n  crowdnb kappa coding.csv --unit item --worker coder --label code "
+                              "--workers ann bob --weights quadratic --labels low,mid,high")
+    _input_options(p, "ratings")
+    p.add_argument("--workers", nargs=2, metavar=("A", "B"), help="the two workers to compare (default: the file must hold exactly two)")
+    p.add_argument("--weights", choices=["identity", "linear", "quadratic"], default="identity",
+                   help="disagreement weights, in the order of --labels (default: %(default)s, i.e. unweighted)")
     p.add_argument("--scott", action="store_true", help="Scott's pi (pooled chance model) instead of Cohen's kappa")
-    p.add_argument("--missing", metavar="TOKEN", help="a cell holding TOKEN is a missing rating (besides empty cells)")
-    p.add_argument("--delimiter", default=",", metavar="D", help="field delimiter of the CSV file (default: ',')")
     p.set_defaults(run=_kappa_run)
 
 def _kappa_run(a) -> int:
     "Run `crowdnb kappa`."
-    df = _read_csv(a.table, "ratings", sep=a.delimiter, na_values=[a.missing] if a.missing is not None else None)
-    r1, r2 = a.raters
-    for r in (r1, r2): _columns(df, a.table, raters=r)
+    J = _load(a)
     fn, name = (agreement.scott_pi, "Scott's pi") if a.scott else (agreement.cohen_kappa, "Cohen's kappa")
-    value = fn(df[r1], df[r2], weights=a.weights)
-    both = int((df[r1].notna() & df[r2].notna()).sum())
-    print(f"{name}{f' ({a.weights} weights)' if a.weights else ''} of {r1} and {r2} on {both} items rated by both: {value:.4f}")
+    value = fn(J, workers=a.workers, weights=a.weights)
+    w1, w2 = a.workers if a.workers else J.workers
+    inc = J.incidence().tocsc()
+    both = int(inc[:, J.workers.get_loc(w1)].multiply(inc[:, J.workers.get_loc(w2)]).sum())
+    kind = "" if a.weights == "identity" else f" ({a.weights} weights)"
+    print(f"{name}{kind} of {w1} and {w2} on {both} units judged by both: {value:.4f}")
     return 0
 
 @_subcommand
 def _fleiss_parser(sub):
-    p = sub.add_parser("fleiss", formatter_class=_Formatter, help="Fleiss' kappa of several raters",
-                       description="Fleiss' kappa of a ratings file or a units x categories count table "
-                                   "(crowdnb.agreement.fleiss_kappa).",
-                       epilog="examples:\n  crowdnb fleiss ratings.csv\n  crowdnb fleiss counts.csv --counts")
-    _ratings_options(p)
-    p.add_argument("--counts", action="store_true", help="the file is a units x categories count table (unit names first)")
+    p = sub.add_parser("fleiss", formatter_class=_Formatter, help="Fleiss' kappa of several workers",
+                       description="Fleiss' kappa of a judgments file (crowdnb.agreement.fleiss_kappa).",
+                       epilog="example:\n  crowdnb fleiss ratings.csv --unit item --worker coder --label code")
+    _input_options(p, "ratings")
+    p.add_argument("--missing-ratings", choices=["pooled", "gwet"], default="pooled",
+                   help="units judged by fewer workers: each unit's own workers with a pooled chance model, or Gwet's "
+                        "convention (the library's missing=; default: %(default)s)")
     p.set_defaults(run=_fleiss_run)
 
 def _fleiss_run(a) -> int:
     "Run `crowdnb fleiss`."
-    if a.counts:
-        df = _read_csv(a.ratings, "counts", sep=a.delimiter, index_col=0)
-        if a.transpose: df = df.T
-        bad = [c for c in df.columns if not pd.api.types.is_numeric_dtype(df[c])]
-        if bad: raise ValueError(f"count table {str(a.ratings)!r}: column {bad[0]!r} does not hold numbers")
-        value = agreement.fleiss_kappa(df.to_numpy(), counts=True)
-        print(f"Fleiss' kappa ({df.shape[0]} units, {df.shape[1]} categories): {value:.4f}")
-        return 0
-    data, cols = _ratings(a)
-    kw = {k: v for k, v in cols.items() if k != "raters"}
-    print(f"Fleiss' kappa ({_describe(data, cols)}): {agreement.fleiss_kappa(data, **kw):.4f}")
+    J = _load(a)
+    value = agreement.fleiss_kappa(J, missing=a.missing_ratings)
+    print(f"Fleiss' kappa ({_describe(J)}): {value:.4f}")
     return 0
 
 # %% ../nbs/90_cli.ipynb #0cfb0c31
 @_subcommand
 def _trust_parser(sub):
     p = sub.add_parser("trust", formatter_class=_Formatter, help="trust coefficients and outlier raters (seed 004)",
-                       description="Trust coefficient of each rater and outlier flags, from the alphas of every "
-                                   "subset of raters (crowdnb.trust.trust_coefficients).",
-                       epilog="example:\n  crowdnb trust ratings.csv --level ordinal --threshold 0.5 --out trust.csv")
-    _ratings_options(p)
+                       description="Trust coefficient of each worker and outlier flags, from the alphas of every "
+                                   "subset of workers (crowdnb.trust.trust_coefficients).",
+                       epilog="example:\n  crowdnb trust ratings.csv --unit item --worker rater --label score "
+                              "--level ordinal --threshold 0.5 --out trust.csv")
+    _input_options(p, "ratings")
     g = p.add_argument_group("method")
-    g.add_argument("--level", default="interval", choices=list(trust.LEVELS), help="level of measurement (default: %(default)s)")
+    g.add_argument("--level", default="nominal", choices=list(LEVELS), help="level of measurement (default: %(default)s)")
     g.add_argument("--threshold", type=float, default=0.5, help="outlier when the coefficient is <= this (default: %(default)s)")
-    g.add_argument("--max-raters", type=int, default=trust.MAX_RATERS, metavar="K",
-                   help="refuse more than K raters (2^K subsets; default: %(default)s)")
+    g.add_argument("--max-workers", type=int, default=trust.MAX_WORKERS, metavar="K",
+                   help="refuse more than K workers (2^K subsets; default: %(default)s)")
     p.add_argument("--out", metavar="FILE.csv", help="write the table of coefficients to this CSV file")
     p.set_defaults(run=_trust_run)
 
 def _trust_run(a) -> int:
     "Run `crowdnb trust`."
     _check_out_file(a.out)
-    data, cols = _ratings(a)
-    t = trust.trust_coefficients(data, a.level, a.threshold, max_raters=a.max_raters, progress=False, **cols)
-    _print_table(t, f"trust coefficients ({_describe(data, cols)}; {a.level} alpha of {t.attrs['n_subsets']} subsets, "
+    J = _load(a)
+    t = trust.trust_coefficients(J, level=a.level, threshold=a.threshold, max_workers=a.max_workers)
+    _print_table(t, f"trust coefficients ({_describe(J)}; {a.level} alpha of {t.attrs['n_subsets']} subsets, "
                     f"{t.attrs['n_undefined']} undefined)")
     out = list(t.index[t["outlier"]])
     print(f"outliers (coefficient <= {a.threshold:g}): {', '.join(map(str, out)) if out else 'none'}")
@@ -458,6 +440,9 @@ def _coref_parser(sub):
                    help="BLANC's rule when the key has no coreference or no non-coreference links (default: %(default)s)")
     p.add_argument("--missing-documents", choices=["error", "empty"], default="error",
                    help="key documents absent from the response: error, or score as empty (default: %(default)s)")
+    p.add_argument("--malformed", choices=["error", "skip"], default="error",
+                   help="a coreference cell that is neither '-' nor brackets: error naming the line, or skip it "
+                        "with a warning (default: %(default)s)")
     p.add_argument("--out", metavar="FILE.csv", help="write the table (document, metric, recall, precision, f1) to this CSV file")
     p.set_defaults(run=_coref_run)
 
@@ -465,7 +450,7 @@ def _coref_run(a) -> int:
     "Run `crowdnb coref`."
     key, response = _existing(a.key, "key"), _existing(a.response, "response")
     _check_out_file(a.out)
-    key, response = coref.read_conll(key), coref.read_conll(response)
+    key, response = coref.read_conll(key, malformed=a.malformed), coref.read_conll(response, malformed=a.malformed)
     t = coref.score(key, response, metrics=a.metrics, singletons=not a.no_singletons,
                     add_response_mentions=a.add_response_mentions, blanc=a.blanc, per_document=a.per_document,
                     missing=a.missing_documents)
@@ -480,59 +465,57 @@ def _coref_run(a) -> int:
 @_subcommand
 def _dawid_skene_parser(sub):
     p = sub.add_parser("dawid-skene", aliases=["model-b"], formatter_class=_Formatter,
-                       help="model B (Dawid-Skene): true labels, annotator accuracy",
-                       description="Fit annotation model B (Dawid-Skene) to a judgments file by EM from several "
-                                   "random starts (crowdnb.model_b.fit); one label per judgment.",
+                       help="model B (Dawid-Skene): true labels, worker confusion matrices",
+                       description="Fit annotation model B (Dawid-Skene) to a judgments file by EM from one or more "
+                                   "starts (crowdnb.model_b.ModelB); one label per judgment, repeated judgments "
+                                   "counted with --duplicates count.",
                        epilog="example:\n  crowdnb dawid-skene judgments.csv --unit item --worker annotator --label answer "
-                              "--starts 20 --seed 1 --out model_b/")
-    _judgment_options(p)
-    p.add_argument("--labels", metavar="A,B,C", help="declare the value set (may include values nobody chose)")
+                              "--method smoothed --n-starts 20 --seed 1 --out model_b/")
+    _input_options(p)
     g = p.add_argument_group("method")
-    g.add_argument("--method", choices=["smoothed", "em", "anneal"], default="smoothed",
-                   help="smoothed EM then EM (the paper's), plain EM, or dual annealing (default: %(default)s)")
-    g.add_argument("--starts", type=int, default=20, metavar="N", help="number of random starts (default: %(default)s)")
+    g.add_argument("--method", choices=["em", "smoothed", "anneal"], default="em",
+                   help="plain EM, smoothed EM then EM (the paper's), or dual annealing then EM (default: %(default)s)")
+    g.add_argument("--n-starts", type=int, default=1, metavar="N",
+                   help="number of starts: the first from vote shares, the others random (default: %(default)s)")
     g.add_argument("--eps", type=float, default=0.1, help="smoothing of --method smoothed (default: %(default)s)")
-    g.add_argument("--seed", type=int, help="seed of the random starts")
+    g.add_argument("--seed", type=int, help="seed of the random starts (default: fresh randomness)")
+    g.add_argument("--max-iter", type=int, default=100_000, help="EM iteration cap per start (default: %(default)s)")
+    g.add_argument("--tol", type=float, default=1e-10, help="EM stops when no parameter moves more than this (default: %(default)s)")
     g = p.add_argument_group("output")
-    g.add_argument("--out", metavar="DIR", help="write items.csv, annotators.csv, classes.csv, optima.csv here")
-    g.add_argument("--show", type=int, default=10, metavar="N", help="print at most N annotators and items (default: %(default)s)")
+    g.add_argument("--out", metavar="DIR", help="write units.csv, workers.csv, labels.csv, confusion.csv, optima.csv here")
+    g.add_argument("--show", type=int, default=10, metavar="N", help="print at most N workers and units (default: %(default)s)")
     p.set_defaults(run=_dawid_skene_run)
 
-def _dawid_skene_tables(J, res) -> dict:
-    "The classes, annotators and items tables of a model B fit of the judgments `J`."
-    m = res.best
-    vals = [str(v) for v in m.values]
-    classes = pd.DataFrame({"gamma": m.gamma}, index=pd.Index(m.values, name="value"))
-    conf = m.lam.reshape(m.n_annotators, -1)
-    names = [f"P({v}|{c})" for c in vals for v in vals]
-    n = np.bincount(J.worker_code, minlength=J.n_workers)
-    annotators = pd.concat([pd.DataFrame({"theta": m.theta(), "judgments": n}, index=J.workers),
-                            pd.DataFrame(conf, index=J.workers, columns=names)], axis=1)
-    post = m.posterior(J)
-    best = post.argmax(axis=1)
-    items = pd.DataFrame(post, index=J.units, columns=[f"P({v})" for v in vals])
-    items.insert(0, "probability", post[np.arange(len(post)), best])
-    items.insert(0, "label", m.values[best])
-    return dict(classes=classes, annotators=annotators, items=items, optima=res.optima)
+# %% ../nbs/90_cli.ipynb #3c1503e9
+def _dawid_skene_tables(J: Judgments, m) -> dict:
+    "The labels, workers, confusion, units and optima tables of a fitted `ModelB` on the judgments `J`."
+    n = pd.Series(np.bincount(J.worker_code, minlength=J.n_workers), index=J.workers, name="judgments")
+    units = m.posterior_.add_prefix("P(").add_suffix(")")
+    units.insert(0, "probability", m.posterior_.max(axis=1))
+    units.insert(0, "label", m.labels_)
+    return dict(labels=m.gamma_.to_frame(), workers=pd.concat([m.theta_, n], axis=1),
+                confusion=m.confusion_, units=units, optima=m.optima_)
 
 def _dawid_skene_run(a) -> int:
     "Run `crowdnb dawid-skene`."
     _check_out_dir(a.out)
-    J = _load(a, labels=a.labels)
-    res = model_b.fit(J, method=a.method, n_starts=a.starts, eps=a.eps, seed=a.seed, progress=sys.stderr.isatty())
-    t = _dawid_skene_tables(J, res)
-    top = res.optima.iloc[0]
-    print(f"model B (Dawid-Skene): {J.n_units} items, {J.n_workers} annotators, {len(t['classes'])} values; "
-          f"{len(res.optima)} distinct optim{'a' if len(res.optima) > 1 else 'um'} from {a.starts} starts, "
-          f"best log L = {top['log_lik']:.4f} (reached by {int(top['visits'])})\n")
-    _print_table(t["classes"], "class probabilities (gamma)")
-    _print_table(t["annotators"][["theta", "judgments"]].sort_values("theta", kind="stable"),
-                 "annotators, lowest probability of a correct answer (theta) first", a.show)
-    _print_table(t["items"][["label", "probability"]].sort_values("probability", kind="stable"),
-                 "items, least certain first", a.show)
+    J = _load(a)
+    m = model_b.ModelB(method=a.method, n_starts=a.n_starts, eps=a.eps, seed=a.seed, max_iter=a.max_iter,
+                       tol=a.tol).fit(J)
+    t = _dawid_skene_tables(J, m)
+    top = m.optima_.iloc[0]
+    print(f"model B (Dawid-Skene): {J.n_units} units, {J.n_workers} workers, {J.n_labels} labels; "
+          f"{len(m.optima_)} distinct optim{'a' if len(m.optima_) > 1 else 'um'} from {a.n_starts} start"
+          f"{'s' if a.n_starts > 1 else ''}, best log L = {m.log_lik_:.4f} (reached by {int(top['visits'])})\n")
+    _print_table(t["labels"], "label probabilities (gamma)")
+    _print_table(t["workers"].sort_values("theta", kind="stable"),
+                 "workers, lowest probability of a correct answer (theta) first", a.show)
+    _print_table(t["units"][["label", "probability"]].sort_values("probability", kind="stable"),
+                 "units, least certain first", a.show)
+    if not m.converged_: warnings.warn(f"EM stopped at --max-iter {a.max_iter} before converging")
     if a.out:
         out = Path(a.out)
         out.mkdir(parents=True, exist_ok=True)
-        for name, df in t.items(): df.to_csv(out / f"{name}.csv", index=name != "optima")
+        for name, df in t.items(): write_csv(df, out / f"{name}.csv", index=name != "optima")
         print(f"wrote {', '.join(f'{k}.csv' for k in t)} to {out}", file=sys.stderr)
     return 0
