@@ -1,9 +1,12 @@
 """Agreement coefficients: Krippendorff's alpha vs the `krippendorff` package, pairwise kappas vs scikit-learn
-looped over rater pairs, and the spatial-prepositions tables of seed 002 end to end."""
+looped over rater pairs, and the spatial-prepositions tables of seed 002 end to end. The random raters x units
+arrays enter crowdnb through `Judgments.from_matrix(data.T)` (the one door for wide data), once per data set; the
+conversion is timed as a case of its own."""
 import numpy as np
 import pandas as pd
 
 from benchmarks.common import Result, timeit, peak_memory, max_abs_diff
+from crowdnb.core import Judgments
 from crowdnb.agreement import krippendorff_alpha, alpha_bootstrap, pairwise_agreement
 
 
@@ -19,21 +22,24 @@ def alpha_vs_krippendorff(quick: bool = False):
     import krippendorff
     raters, units = (20, 2_000) if quick else (50, 20_000)
     data = _random_reliability(raters, units, 7, 0.3)
-    out = []
+    j, conv = timeit(Judgments.from_matrix, data.T, repeat=3)
+    out = [Result("Judgments.from_matrix (raters x units -> judgments)", f"{raters} raters x {units:,} units, "
+                  f"{j.n_judgments:,} judgments", conv, None, None, "n/a (conversion, once per data set)", "< 2 s")]
     for level in ("nominal", "ordinal", "interval", "ratio"):
-        ours, secs = timeit(krippendorff_alpha, data, level, repeat=3)
+        ours, secs = timeit(krippendorff_alpha, j, level, repeat=3)
         ref, ref_secs = timeit(krippendorff.alpha, data, level_of_measurement=level, repeat=3)
-        _, peak = peak_memory(krippendorff_alpha, data, level)
+        _, peak = peak_memory(krippendorff_alpha, j, level)
         out.append(Result(f"krippendorff_alpha ({level})", f"{raters} raters x {units:,} units, 30% missing",
                           secs, ref_secs, peak, f"yes (|diff| {abs(ours - ref):.0e})" if abs(ours - ref) < 1e-12 else
                           f"NO (|diff| {abs(ours - ref):.1e})", ">= 1x"))
     # many distinct values (e.g. 0-100 scores): the package materialises units x values x values arrays
     raters, units = (10, 1_000) if quick else (20, 5_000)
     data = _random_reliability(raters, units, 60, 0.3, seed=3)
+    j = Judgments.from_matrix(data.T)
     for level in ("interval", "ordinal"):
-        ours, secs = timeit(krippendorff_alpha, data, level, repeat=3)
+        ours, secs = timeit(krippendorff_alpha, j, level, repeat=3)
         ref, ref_secs = timeit(krippendorff.alpha, data, level_of_measurement=level)
-        _, peak = peak_memory(krippendorff_alpha, data, level)
+        _, peak = peak_memory(krippendorff_alpha, j, level)
         out.append(Result(f"krippendorff_alpha ({level}, 60 values)", f"{raters} raters x {units:,} units, 30% missing",
                           secs, ref_secs, peak, f"yes (|diff| {abs(ours - ref):.0e})" if abs(ours - ref) < 1e-12 else
                           f"NO (|diff| {abs(ours - ref):.1e})", ">= 1x"))
@@ -42,9 +48,9 @@ def alpha_vs_krippendorff(quick: bool = False):
 
 def alpha_bootstrap_case(quick: bool = False):
     raters, units = (10, 1_000) if quick else (20, 10_000)
-    data = _random_reliability(raters, units, 5, 0.3, seed=1)
+    j = Judgments.from_matrix(_random_reliability(raters, units, 5, 0.3, seed=1).T)
     n_boot = 200 if quick else 1000
-    res, secs = timeit(alpha_bootstrap, data, "interval", n_boot=n_boot, seed=0, progress=False)
+    res, secs = timeit(alpha_bootstrap, j, "interval", n_boot=n_boot, seed=0, progress=False)
     ok = res.low <= res.alpha <= res.high
     return Result(f"alpha_bootstrap (interval, {n_boot} resamples)", f"{raters} x {units:,}", secs, None, None,
                   "interval holds alpha" if ok else "INTERVAL MISSES ALPHA", "< 10 s")
@@ -58,6 +64,7 @@ def pairwise_vs_sklearn_loop(quick: bool = False):
     truth = rng.random(n_q) < 0.4
     df = pd.DataFrame({"q": np.repeat(np.arange(n_q), per_q), "rater": who.ravel()})
     df["yes"] = np.where(rng.random(len(df)) < 0.85, truth[df.q], ~truth[df.q])
+    long = pd.DataFrame({"unit": df.q, "worker": df.rater, "label": np.where(df.yes, "yes", "no")})
 
     def loop():
         wide = df.pivot(index="q", columns="rater", values="yes")
@@ -71,9 +78,9 @@ def pairwise_vs_sklearn_loop(quick: bool = False):
                 rows.append((r1, r2, len(both), k))
         return pd.DataFrame(rows, columns=["rater1", "rater2", "shared", "kappa"])
 
-    res, secs = timeit(pairwise_agreement, df, "q", "rater", "yes")
+    res, secs = timeit(pairwise_agreement, long, none="no")
     ref, ref_secs = timeit(loop)
-    mine = res.pairs.set_index(["rater1", "rater2"])[["shared", "kappa"]]
+    mine = res.pairs.rename(columns={"worker1": "rater1", "worker2": "rater2"}).set_index(["rater1", "rater2"])[["shared", "kappa"]]
     theirs = ref.set_index(["rater1", "rater2"])[["shared", "kappa"]].reindex(mine.index)
     d = max_abs_diff(mine.to_numpy(), theirs.to_numpy())
     return Result("pairwise_agreement yes/no vs sklearn looped over pairs", f"{n_raters} raters, {len(df):,} annotations, "

