@@ -189,7 +189,7 @@ def fleiss_kappa(
         except ImportError:
             raise NotImplementedError("missing='gwet' needs crowdnb.chance (Gwet's convention), which is not available "
                                       "in this installation; use missing='pooled'") from None
-        return fleiss_kappa_gwet(j)
+        return float(fleiss_kappa_gwet(j))
     return fleiss_kappa_counts(j.unit_vectors().toarray())
 
 # %% ../nbs/20_agreement.ipynb #fb60bd18

@@ -306,7 +306,11 @@ def test_fleiss_published_example_and_gwet_option():
     except ImportError:
         with pytest.raises(NotImplementedError, match="missing='gwet'"): fleiss_kappa(j, missing="gwet")
     else:
-        assert fleiss_kappa(j, missing="gwet") == fleiss_kappa_gwet(j)
+        g = fleiss_kappa(j, missing="gwet")
+        assert isinstance(g, float) and g == float(fleiss_kappa_gwet(j))
+        # no missing ratings: Gwet's convention and the pooled one are the same statistic (Fleiss 1971)
+        full = J(np.array([[1, 2, 3, 3, 2], [1, 2, 3, 3, 1], [2, 2, 3, 1, 2]], float))
+        assert fleiss_kappa(full, missing="gwet") == pytest.approx(fleiss_kappa(full), abs=1e-12)
 
 
 # ---------------------------------------------------------------- pairwise agreement (seed 002)
