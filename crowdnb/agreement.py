@@ -16,7 +16,7 @@ from fastcore.meta import delegates
 from scipy import sparse
 
 from .core import (Judgments, as_judgments, as_rng, check_choice, check_int, check_level, check_number,
-                          progress_bar, shared_data, LEVELS, _rows_msg)
+                          progress_bar, shared_data, _rows_msg)
 
 # %% auto #0
 __all__ = ['SPATIAL_PREPOSITIONS', 'UndefinedAgreement', 'reliability_codes', 'unit_value_counts', 'cohen_kappa', 'scott_pi',
@@ -45,6 +45,7 @@ def _judgments(data, kwargs: dict, what: str) -> Judgments:
         j = Judgments(j.frame, j.labels, closed=True)
     return j
 
+# %% ../nbs/20_agreement.ipynb #1729e014
 def _single_label(j: Judgments, what: str) -> Judgments:
     "The judgments if each holds one label and no (unit, worker) pair repeats, else a ValueError naming the rows."
     occ = j.label_codes()[0]                                 # one entry per label occurrence (cached)
@@ -57,6 +58,7 @@ def _single_label(j: Judgments, what: str) -> Judgments:
                          "(unit, worker) pair" + ("; select one dimension first" if "dimension" in j.frame else ""))
     return j
 
+# %% ../nbs/20_agreement.ipynb #54d25eca
 def _ids(index, limit: int = 5) -> str:
     "A short listing of ids for messages."
     shown = ", ".join(map(repr, list(index[:limit])))
@@ -92,6 +94,7 @@ def _weights(k: int, weights: str) -> np.ndarray:
     if weights == "linear": return np.abs(i[:, None] - i[None, :]).astype(float)
     return ((i[:, None] - i[None, :]) ** 2).astype(float)
 
+# %% ../nbs/20_agreement.ipynb #3b32fd33
 def _chance_corrected(c1, c2, k, weights, pooled):
     "Low-level: weighted kappa (pooled=False) or pi (pooled=True) of two aligned code vectors over k categories."
     o = np.bincount(c1 * k + c2, minlength=k * k).reshape(k, k) / len(c1)
@@ -104,6 +107,7 @@ def _chance_corrected(c1, c2, k, weights, pooled):
                                  "unit): the coefficient is 0/0, undefined")
     return float(1.0 - (w * o).sum() / de)
 
+# %% ../nbs/20_agreement.ipynb #bb1b54c5
 def _two_workers(j: Judgments, workers, weights, what):
     "Codes of the units both chosen workers judged (their order kept), after checking the pair and the weights."
     check_choice("weights", weights, _WEIGHTS)
@@ -211,6 +215,7 @@ def coincidence_matrix(
     o = (n.T @ sparse.diags(d) @ n).toarray()
     return o - np.diag(n.T @ d)
 
+# %% ../nbs/20_agreement.ipynb #12a81ac2
 def _delta2(domain, n_v, level):
     "Squared distances between the values of the domain (V x V), for one or a stack of n_v (... x V)."
     k = len(domain)
@@ -227,6 +232,7 @@ def _delta2(domain, n_v, level):
     s, t = v[:, None] + v[None, :], v[:, None] - v[None, :]
     return np.divide(t, s, out=np.zeros((k, k)), where=s != 0) ** 2
 
+# %% ../nbs/20_agreement.ipynb #81591334
 def _check_values(level, values):
     "Interval and ratio distances need finite numbers (ratio: non-negative ones)."
     if level in ("interval", "ratio"):
@@ -240,6 +246,7 @@ def _check_values(level, values):
             raise ValueError(f"level='ratio' needs non-negative values (a ratio scale has an absolute zero); "
                              f"the labels hold {v[v.astype(float) < 0][0]!r}")
 
+# %% ../nbs/20_agreement.ipynb #8ef0459c
 def _scale(j: Judgments, level: str, what: str) -> np.ndarray:
     "The label values alpha's distances use at `level`, in label order (ordinal strings: positions in the declared order)."
     check_level(level)
@@ -252,6 +259,7 @@ def _scale(j: Judgments, level: str, what: str) -> np.ndarray:
     if numeric and (level != "ordinal" or lab.is_monotonic_increasing): return lab.to_numpy()
     return np.arange(len(lab))
 
+# %% ../nbs/20_agreement.ipynb #7aa9e037
 def alpha_from_counts(
     counts,  # units x values count matrix n_uc (array, DataFrame or sparse), columns in `labels` order
     labels=None,  # the values of the columns (numbers for interval/ratio); None: 0, 1, 2, ...
@@ -296,6 +304,7 @@ class AlphaInterval:
     samples: np.ndarray     # the finite bootstrap alphas
     n_undefined: int        # resamples with no variation (alpha undefined), left out
 
+# %% ../nbs/20_agreement.ipynb #434d34a9
 def _unit_contributions(n: sparse.csr_matrix) -> sparse.csr_matrix:
     "Units x V^2 matrix whose row u, reshaped V x V, is unit u's share of the coincidence matrix."
     v = n.shape[1]
@@ -310,6 +319,7 @@ def _unit_contributions(n: sparse.csr_matrix) -> sparse.csr_matrix:
     c.eliminate_zeros()
     return c
 
+# %% ../nbs/20_agreement.ipynb #0b162f4a
 def _bootstrap_weights(rng, n_units: int, size: int) -> np.ndarray:
     "Low-level: `size` multinomial resamples of `n_units` units (how often each unit is drawn)."
     return rng.multinomial(n_units, np.full(n_units, 1.0 / n_units), size=size).astype(float)
@@ -374,6 +384,7 @@ class PairwiseAgreement:
                 f"{int(t['shared'])} shared annotations, observed {t['observed']:.4f}, expected {t['expected']:.4f}, "
                 f"kappa {t['kappa']:.4f})")
 
+# %% ../nbs/20_agreement.ipynb #4688732c
 _WEIGHTED = ["expected", "observed", "kappa"]
 
 def _summarise(pairs: pd.DataFrame) -> pd.Series:
@@ -386,12 +397,14 @@ def _summarise(pairs: pd.DataFrame) -> pd.Series:
     out["pairs"] = len(pairs)
     return pd.Series(out, dtype=object)
 
+# %% ../nbs/20_agreement.ipynb #b4f3baf8
 def _by_rows(mat_rows, mat_cols, weights, shape):
     "Sparse matrix of summed `weights` at (mat_rows, mat_cols)."
     m = sparse.csr_matrix((weights, (mat_rows, mat_cols)), shape=shape)
     m.sum_duplicates()
     return m
 
+# %% ../nbs/20_agreement.ipynb #04ad761c
 def _worker_filter(j: Judgments, workers) -> Judgments:
     "The judgments of the listed workers (ids, or a boolean Series indexed by worker)."
     if workers is None: return j
@@ -404,6 +417,7 @@ def _worker_filter(j: Judgments, workers) -> Judgments:
                          f"are {_ids(j.workers)}")
     return j if keep.all() else Judgments(j.frame[keep], j.labels, closed=j.closed)
 
+# %% ../nbs/20_agreement.ipynb #8f5e5df1
 def _unit_candidates(candidates, j: Judgments) -> np.ndarray:
     "Number of candidate objects of each unit (in `j.units` order), checked: whole numbers >= 1, one per unit."
     if candidates is None:
@@ -532,6 +546,7 @@ def _spatial_folder(folder) -> Path:
         if not (folder / f).is_file(): raise ValueError(f"{f} is missing from {str(folder)!r}")
     return folder
 
+# %% ../nbs/20_agreement.ipynb #aef13972
 def read_spatial_prepositions(
     folder=None,  # the folder of the study's CSV files; None: ../shared/data/spatial-prepositions-2019
 ) -> pd.DataFrame:
@@ -557,12 +572,14 @@ def read_spatial_prepositions(
     a["candidates"] = (a["scene"].map(n_obj).fillna(0).astype(int) - ground_in.to_numpy().astype(int))
     return a
 
+# %% ../nbs/20_agreement.ipynb #7ec92229
 def _in_order(res: PairwiseAgreement, order) -> PairwiseAgreement:
     "The result with its categories in `order` (the published tables' order)."
     pos = pd.Index(order).get_indexer(res.pairs["category"])
     pairs = res.pairs.iloc[np.argsort(pos, kind="stable")].reset_index(drop=True)
     return PairwiseAgreement(pairs, res.by_category.reindex(order), res.total, res.workers, res.rule)
 
+# %% ../nbs/20_agreement.ipynb #c1428e30
 def spatial_prepositions_agreements(
     folder=None,  # the folder of the study's CSV files; None: ../shared/data/spatial-prepositions-2019
     duplicates: str = "count",  # a question answered twice by one user: 'count' every answer (the study) or keep the 'last'
@@ -589,6 +606,7 @@ def spatial_prepositions_agreements(
                                   candidates=comp.groupby("question")["candidates"].first(), **common)
     return {"semantic": sem, "comparative": _in_order(comp_res, SPATIAL_PREPOSITIONS)}
 
+# %% ../nbs/20_agreement.ipynb #0122c70e
 def read_published_agreements(
     path,  # a published seed-002 table: 'semantic agreements.csv' or 'comparative agreements.csv'
 ) -> tuple[int, pd.DataFrame]:
@@ -606,6 +624,7 @@ def read_published_agreements(
     except (IndexError, ValueError) as e:
         raise ValueError(f"{str(p)!r}: not a seed-002 agreement table ({e})") from None
 
+# %% ../nbs/20_agreement.ipynb #37a6e06b
 def agreement_table(
     res: PairwiseAgreement,  # the result of `pairwise_agreement`
 ) -> pd.DataFrame:

@@ -29,6 +29,7 @@ def _values_table(j, level: str, what: str) -> pd.DataFrame:
     x = np.where(codes >= 0, vals[np.maximum(codes, 0)], np.nan)
     return pd.DataFrame(x, index=j.workers, columns=j.units)
 
+# %% ../nbs/21_trust.ipynb #22f1a823
 @delegates(as_judgments, but=["data"])
 def reliability_data(
     data,  # judgments: a `Judgments`, a long DataFrame or a CSV path (see `as_judgments`)
@@ -49,6 +50,7 @@ def _one_hot(x, level):
         raise ValueError(f"ratio data must be non-negative; found {values[values < 0][0]:g}")
     return values, (x[..., None] == values).astype(float)
 
+# %% ../nbs/21_trust.ipynb #fee06fb0
 def _alphas(C, m, level, values, D=None):
     "Alpha of B subsets from their per-unit value counts C (B, U, V) and numbers of ratings m (B, U)."
     pair = m >= 2
@@ -76,6 +78,7 @@ def subset_codes(
         parts.append((np.int64(1) << idx.reshape(-1, n)).sum(axis=1))
     return np.concatenate(parts)
 
+# %% ../nbs/21_trust.ipynb #185b0264
 def code_masks(
     codes,  # bit codes of subsets (`subset_codes`)
     k: int,  # number of workers
@@ -95,6 +98,7 @@ def _check_workers(k: int, max_workers: int):
                          f"their codes, alphas and ranks, and {n / (2**20 - 21):,.1f}x the work of 20 workers; "
                          f"the limit is max_workers={max_workers}. Pass max_workers={k} to run anyway.")
 
+# %% ../nbs/21_trust.ipynb #27c1ed39
 def _subset_alphas(x, level, codes, chunk_mb=64, progress=None):
     "Low-level: alpha of each subset (bit `codes`) of the workers x units float array `x` (NaN = missing)."
     values, X = _one_hot(x, level)
@@ -111,6 +115,7 @@ def _subset_alphas(x, level, codes, chunk_mb=64, progress=None):
         out[s:s + B] = _alphas(np.asarray(S @ Xf).reshape(-1, U, V), np.asarray(S @ R), level, values, D)
     return out
 
+# %% ../nbs/21_trust.ipynb #8777b716
 def _prepare(data, level, max_workers, chunk_mb, progress, kwargs, what):
     "Checked options and the workers x units value table of the judgments."
     check_level(level)
