@@ -122,6 +122,8 @@ def _two_workers(j: Judgments, workers, weights, what):
                 or len(workers) != 2:
             raise TypeError(f"workers must be a pair (a, b) of worker ids, not {workers!r}")
         pick = j.workers.get_indexer(list(workers))
+        if (pick < 0).any() and all(isinstance(w, str) for w in workers):     # '7' for worker 7, e.g. from a command line
+            pick = pd.Index(j.workers.astype(str)).get_indexer(list(workers))
         unknown = [w for w, p in zip(workers, pick) if p < 0]
         if unknown: raise ValueError(f"workers {unknown} are not among the judgments' workers ({_ids(j.workers)})")
         if pick[0] == pick[1]: raise ValueError(f"workers names the same worker twice ({workers[0]!r})")
