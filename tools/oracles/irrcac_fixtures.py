@@ -36,13 +36,23 @@ def env_python() -> Path:
     return ENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
 
 
+def _base_python() -> str:
+    "An interpreter scipy 1.12 installs on (Python 3.9-3.12): $IRRCAC_PYTHON, this one, or python3.12/3.11 on PATH."
+    import shutil
+    if os.environ.get("IRRCAC_PYTHON"): return os.environ["IRRCAC_PYTHON"]
+    if (3, 9) <= sys.version_info[:2] <= (3, 12): return sys.executable
+    for name in ("python3.12", "python3.11", "python3.10"):
+        if shutil.which(name): return shutil.which(name)
+    sys.exit("irrcac 0.4.4 pins scipy 1.12, which needs Python 3.9-3.12: set IRRCAC_PYTHON to such an interpreter")
+
+
 def ensure_env() -> Path:
     "Create `.oracles/irrcac/` with irrcac installed, unless it is there already; returns its python."
     py = env_python()
     if py.exists() and subprocess.run([str(py), "-c", "import irrCAC, mpmath"], capture_output=True).returncode == 0:
         return py
     ENV.parent.mkdir(parents=True, exist_ok=True)
-    subprocess.run([sys.executable, "-m", "venv", str(ENV)], check=True)
+    subprocess.run([_base_python(), "-m", "venv", str(ENV)], check=True)
     subprocess.run([str(py), "-m", "pip", "install", "-q", *PINS], check=True)
     return py
 
