@@ -16,6 +16,7 @@ def test_notebook(nb, monkeypatch):
     from nbdev.test import test_nb
     monkeypatch.chdir(nb.parent)
     monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.setenv("CROWDNB_PROGRESS", "0")     # no progress bars in notebook outputs
     flags = get_config(nb).tst_flags
     ok, secs = test_nb(nb, skip_flags=flags.split() if isinstance(flags, str) else flags, showerr=True)
     assert ok, f"{nb.name} failed (see the traceback above)"
