@@ -636,3 +636,8 @@ def agreement_table(
     t = pd.concat([res.by_category, res.total.to_frame("total").T])
     t.index.name = "category"
     return t[["shared", "expected", "observed", "kappa"]].astype({"shared": int, "expected": float, "observed": float, "kappa": float})
+
+# %% ../nbs/20_agreement.ipynb #44f798e4
+from .chance import (gwet_ac, brennan_prediger, conger_kappa, percent_agreement, fleiss_kappa_gwet,
+                            krippendorff_alpha_gwet, coefficient_table, agreement_weights, ChanceAgreement,
+                            UndefinedCoefficient, WEIGHTS)
