@@ -6,8 +6,9 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
-from crowdnb.core import Judgments
-from crowdnb.model_b import (ModelB, as_patterns, best_permutation, count_parameters, em, f_perm, fit,
+from crowdnb import model_b
+from crowdnb.core import Judgments, as_judgments, simulate_crowd
+from crowdnb.model_b import (ModelB, ModelBParams, as_patterns, best_permutation, count_parameters, em, f_perm, fit,
                              random_model)
 
 N14 = [1882, 443, 1863, 506, 1376, 1152, 1412, 1366]   # seed, Table 14 data
@@ -79,7 +80,7 @@ def test_table_14_maximum_is_saturated_and_matches_the_paper():
     r = em(N14, init=random_model(3, 2, seed=0), accelerate=True)
     assert np.isclose(r.log_lik, n @ np.log(n / n.sum()), rtol=0, atol=1e-6)
     assert abs(r.log_lik - (-19866.653175)) < 1e-6
-    fitted = ModelB(r.model.gamma, r.model.lam).pattern_probabilities().to_numpy()
+    fitted = ModelBParams(r.model.gamma, r.model.lam).pattern_probabilities().to_numpy()
     assert np.allclose(fitted, n / n.sum(), atol=1e-7)
     best = r.model.permute(best_permutation(r.model)).params().to_numpy()
     assert np.allclose(best, [0.605934, 0.376684, 0.232731, 0.494840, 0.454763, 0.060050, 0.212534], atol=2e-6)
@@ -88,7 +89,7 @@ def test_table_14_maximum_is_saturated_and_matches_the_paper():
 def test_recovers_planted_parameters():
     "EM from the vote start recovers planted γ and Λ (5 annotators, 3 values, 6,000 items, 30% missing)."
     rng = np.random.default_rng(11)
-    truth = ModelB([0.5, 0.3, 0.2], 0.55 * np.eye(3) + 0.45 * rng.dirichlet(np.ones(3), size=(5, 3)))
+    truth = ModelBParams([0.5, 0.3, 0.2], 0.55 * np.eye(3) + 0.45 * rng.dirichlet(np.ones(3), size=(5, 3)))
     x, c = truth.sample(6000, mask=rng.random((6000, 5)) < 0.7, seed=rng)
     r = em(x, accelerate=True)
     m = r.model.permute(best_permutation(r.model))
@@ -103,7 +104,7 @@ def test_same_fixed_point_as_crowdkit_dawid_skene():
     "Same start (majority-vote shares) and iteration count as crowd-kit's DawidSkene: same γ, Λ and posteriors."
     DawidSkene = pytest.importorskip("crowdkit.aggregation").DawidSkene
     rng = np.random.default_rng(3)
-    truth = ModelB([0.4, 0.35, 0.25], 0.6 * np.eye(3) + 0.4 * rng.dirichlet(np.ones(3), size=(12, 3)))
+    truth = ModelBParams([0.4, 0.35, 0.25], 0.6 * np.eye(3) + 0.4 * rng.dirichlet(np.ones(3), size=(12, 3)))
     x, _ = truth.sample(500, mask=rng.random((500, 12)) < 0.4, seed=rng)
     r, c = np.nonzero(x >= 0)
     df = pd.DataFrame({"task": r, "worker": c, "label": x[r, c]})
@@ -137,7 +138,9 @@ def test_inputs_agree_and_are_not_mutated():
     model = random_model(3, 2, seed=1)
     before = x.copy()
     ll = model.log_likelihood(x)
-    assert np.isclose(model.log_likelihood(pd.DataFrame(x)), ll)
+    r, c = np.nonzero(x >= 0)
+    long = pd.DataFrame({"unit": r, "worker": c, "label": x[r, c]})
+    assert np.isclose(model.log_likelihood(long), ll)                    # a DataFrame is a long table
     j = Judgments.from_matrix(x, missing=-1)
     assert np.isclose(model.log_likelihood(j), ll)
     assert np.array_equal(x, before)
@@ -148,11 +151,11 @@ def test_inputs_agree_and_are_not_mutated():
 
 def test_bad_input_messages():
     with pytest.raises(ValueError, match="row 1, column 0"):
-        as_patterns(np.array([[1, 2], [9, 1]]), values=[1, 2])
+        as_patterns(np.array([[1, 2], [9, 1]]), labels=[1, 2])
     with pytest.raises(TypeError, match="must hold integers"):
         as_patterns(np.array([["a", "b"]]))
     with pytest.raises(ValueError, match="gamma must sum to 1"):
-        ModelB([0.2, 0.2], [[[0.5, 0.5], [0.5, 0.5]]])
+        ModelBParams([0.2, 0.2], [[[0.5, 0.5], [0.5, 0.5]]])
     with pytest.raises(ValueError, match="method must be"):
         fit(N14, method="bogus")
     with pytest.raises(ValueError, match="init posterior must have shape"):
@@ -176,3 +179,93 @@ def test_fit_records_iterations_and_convergence_of_every_start():
     assert np.isclose(f.runs.log_lik.max(), f.optima.log_lik[0])
     short = fit(N14, method="em", n_starts=2, seed=2, progress=False, max_iter=5)
     assert short.runs.n_iter.tolist() == [5, 5] and not short.runs.converged.any()
+
+
+# ---------------------------------------------------------------- the estimator
+def _ck_frame(seed=3, n_items=400, n_workers=10, repeats=False):
+    "A crowd-kit style long table (task, worker, label) from a planted model; with `repeats`, some labels given twice."
+    rng = np.random.default_rng(seed)
+    truth = ModelBParams([0.4, 0.35, 0.25], 0.6 * np.eye(3) + 0.4 * rng.dirichlet(np.ones(3), size=(n_workers, 3)))
+    x, c = truth.sample(n_items, mask=rng.random((n_items, n_workers)) < 0.4, seed=rng)
+    r, w = np.nonzero(x >= 0)
+    df = pd.DataFrame({"task": r, "worker": w, "label": x[r, w]})
+    if repeats:   # a third of the judgments repeated once more: a fresh draw from the same worker's row of Λ
+        k = rng.choice(len(df), len(df) // 3, replace=False)
+        cdf = np.cumsum(truth.lam[w[k], np.searchsorted(truth.values, c[r[k]])], axis=1)
+        again = truth.values[np.minimum((rng.random(len(k))[:, None] > cdf).sum(1), 2)]
+        df = pd.concat([df, pd.DataFrame({"task": r[k], "worker": w[k], "label": again})], ignore_index=True)
+    return df
+
+
+@pytest.mark.parametrize("repeats", [False, True])
+def test_estimator_matches_crowdkit_dawid_skene(repeats):
+    "ModelB and crowd-kit's DawidSkene on the same long table, same start (vote shares), same iterations: 1e-8."
+    DawidSkene = pytest.importorskip("crowdkit.aggregation").DawidSkene
+    df = _ck_frame(repeats=repeats)
+    n_iter = 30
+    ds = DawidSkene(n_iter=n_iter, tol=-np.inf).fit(df)           # tol=-inf: every iteration runs
+    kw = dict(unit="task", duplicates="count" if repeats else "error")
+    ours = ModelB(max_iter=n_iter, tol=0, relabel=False).fit(df, **kw)
+    assert ours.n_iter_ == n_iter and not ours.converged_
+    pd.testing.assert_series_equal(ours.gamma_, ds.priors_.reindex(ours.gamma_.index), check_names=False,
+                                   check_exact=False, rtol=0, atol=1e-8)
+    ck = ds.errors_.reindex(pd.MultiIndex.from_product([ours.theta_.index, ours.gamma_.index]), fill_value=0.0)
+    # crowd-kit: errors_.loc[(worker, observed), true]; ours: confusion_.loc[(worker, true), observed]
+    ck_lam = ck[list(ours.gamma_.index)].to_numpy().reshape(len(ours.theta_), 3, 3).transpose(0, 2, 1)
+    np.testing.assert_allclose(ours.confusion_.to_numpy().reshape(-1, 3, 3), ck_lam, rtol=0, atol=1e-8)
+    # crowd-kit's probas_ and labels_ come from its last E step, i.e. our posterior after n_iter - 1 iterations
+    prev = ModelB(max_iter=n_iter - 1, tol=0, relabel=False).fit(df, **kw)
+    np.testing.assert_allclose(prev.posterior_.to_numpy(), ds.probas_.loc[prev.posterior_.index, list(ours.gamma_.index)],
+                               rtol=0, atol=1e-8)
+    assert (prev.labels_ == ds.labels_.loc[prev.labels_.index]).all()
+
+
+def test_repeated_labels_are_counts():
+    "A label given twice counts twice: the same as two identical labels from one worker in Dawid & Skene's n_il."
+    df = _ck_frame(seed=5, repeats=True)
+    j = as_judgments(df, unit="task", duplicates="count")
+    p = as_patterns(j)
+    assert p.onehot.sum() == len(df)                                # every label occurrence is counted
+    counted = ModelB(max_iter=200, tol=0).fit(j)
+    last = ModelB(max_iter=200, tol=0).fit(df, unit="task", duplicates="last")
+    assert np.abs(counted.confusion_.to_numpy() - last.confusion_.to_numpy()).max() > 1e-3
+    assert np.isclose(counted.log_lik_, counted.params_.log_likelihood(p))
+
+
+def _four_ways_data():
+    sim = simulate_crowd(n_units=150, n_workers=8, n_labels=3, workers_per_unit=4, seed=7)
+    return sim.judgments
+
+
+def test_estimator_four_ways_identical(tmp_path):
+    "Judgments, a long table with other column names, a CSV path and Judgments.from_matrix: identical fits."
+    long = _four_ways_data()
+    renamed = long.rename(columns={"unit": "item", "worker": "annotator", "label": "answer"})
+    path = tmp_path / "j.csv"; renamed.to_csv(path, index=False)
+    wide = long.pivot(index="unit", columns="worker", values="label")
+    opts = dict(unit="item", worker="annotator", label="answer")
+    fits = [ModelB(n_starts=3, seed=4).fit(as_judgments(long)), ModelB(n_starts=3, seed=4).fit(renamed, **opts),
+            ModelB(n_starts=3, seed=4).fit(path, **opts), ModelB(n_starts=3, seed=4).fit(Judgments.from_matrix(wide))]
+    for f in fits[1:]:
+        pd.testing.assert_series_equal(f.theta_, fits[0].theta_, check_exact=False, rtol=0, atol=1e-12)
+        pd.testing.assert_frame_equal(f.posterior_, fits[0].posterior_, check_exact=False, rtol=0, atol=1e-12)
+        pd.testing.assert_series_equal(f.labels_, fits[0].labels_)
+        pd.testing.assert_frame_equal(f.confusion_, fits[0].confusion_, check_exact=False, rtol=0, atol=1e-12)
+    f = fits[0]
+    assert f.theta_.index.name == "worker" and list(f.gamma_.index) == ["L0", "L1", "L2"]
+    assert f.confusion_.index.names == ["worker", "true"] and f.confusion_.columns.name == "observed"
+    assert list(f.optima_.columns[:4]) == ["log_lik", "visits", "spread", "comment"]
+    assert {"θ[w0]", "γ[L0]", "F", "preferred"} <= set(f.optima_.columns)
+    assert np.isclose(f.theta_["w2"], (f.gamma_ * np.diag(f.confusion_.loc["w2"])).sum())     # eq. 39
+
+
+def test_large_matrix_without_deduplication(monkeypatch):
+    "Above the dense limit patterns are not deduplicated: every item is its own pattern with count 1 (was an IndexError)."
+    x, _ = _random_data(0, 300, 4, 3, 0.7)
+    small = em(x, max_iter=20, tol=0)
+    monkeypatch.setattr(model_b, "_DENSE_LIMIT", 10)                 # the > 20M-cell path, cheaply
+    p = as_patterns(x)
+    assert p.n_patterns == len(x) and np.array_equal(p.counts, np.ones(len(x)))
+    big = em(x, max_iter=20, tol=0)
+    assert np.isclose(big.log_lik, small.log_lik, rtol=0, atol=1e-8)
+    np.testing.assert_allclose(big.posterior, small.posterior, atol=1e-10)
