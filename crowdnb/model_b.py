@@ -105,7 +105,7 @@ def _encode(m, missing, values, where="label matrix"):
         bad = ~miss & (np.mod(np.where(miss, 0, m), 1) != 0)
         if bad.any():
             r, c = np.argwhere(bad)[0]
-            raise TypeError(f"{where} holds a non-integer value {m[r, c]!r} at row {r}, column {c}")
+            raise TypeError(f"{where} holds a non-integer value {m[r, c].item()!r} at row {r}, column {c}")
     elif m.dtype.kind not in "iu":
         raise TypeError(f"{where} must hold integers, not {m.dtype}")
     if values is None:
@@ -123,7 +123,7 @@ def _encode(m, missing, values, where="label matrix"):
         pos = np.where((pos < len(values)) & (values[np.minimum(pos, len(values) - 1)] == obs), pos, -1)
     if (pos < 0).any():
         r, c = np.argwhere(~miss)[np.flatnonzero(pos < 0)[0]]
-        raise ValueError(f"{where} holds {m[r, c]!r} at row {r}, column {c}, which is neither a declared value "
+        raise ValueError(f"{where} holds {m[r, c].item()!r} at row {r}, column {c}, which is neither a declared value "
                          f"{list(values)} nor the missing marker {missing!r}")
     code[~miss] = pos
     return code, values
@@ -168,6 +168,7 @@ def _judgment_patterns(J: Judgments) -> Patterns:
     onehot = sparse.csr_matrix((np.ones(len(it)), (it, an * m + lab)), shape=(n, j * m))   # repeats add up: counts
     return Patterns(onehot, np.ones(n), j, vals, np.arange(n), None)
 
+@delegates(as_judgments, but=["data", "labels"])
 def as_patterns(
     data,  # Patterns; pattern counts (dict/Series/1-D array); an items x annotators matrix; or judgments (Judgments, long DataFrame, CSV path)
     missing=-1,  # the missing marker(s) of a matrix (NaN is always missing)
@@ -404,6 +405,7 @@ def _log_prior(gamma, lam, prior_gamma, prior_lam):
         lp += np.sum(np.where(np.broadcast_to(prior_lam, lam.shape) != 0, prior_lam * np.log(lam), 0.0))
     return float(lp)
 
+@delegates(as_judgments, but=["data", "labels"])
 def em(
     data,  # what `as_patterns` takes: judgments, a matrix, pattern counts or `Patterns`
     init="vote",  # 'vote' (vote shares as the first posterior), a ModelBParams, or an items x classes posterior
@@ -416,11 +418,12 @@ def em(
     prior_lam=0.0,  # Dirichlet pseudo-counts added to Λ's expected counts, broadcast to (J, M, M)
     labels=None,  # the values in code order
     n_annotators: int = 3,  # annotators of a flat array of pattern counts
+    **kwargs,  # input options of `as_judgments` when `data` is a long table or a CSV path
 ) -> EMResult:
     "Low-level: EM for model B from `init` ('vote', a ModelBParams, or an items x classes posterior), smoothed by `eps` (eq. 52) when > 0."
     eps, tol = check_number("eps", eps, low=0), check_number("tol", tol, low=0)
     max_iter = check_int("max_iter", max_iter)
-    p = as_patterns(data, missing, labels, n_annotators)
+    p = as_patterns(data, missing, labels, n_annotators, **kwargs)
     votes = p.votes() if eps > 0 or (isinstance(init, str) and init == "vote") else None
     if isinstance(init, ModelBParams):
         if init.lam.shape != (p.n_annotators, p.n_values, p.n_values):
@@ -499,6 +502,7 @@ def _unpack(z, j, m):
     g = np.exp(zg - logsumexp(zg)); l = np.exp(zl - logsumexp(zl, axis=2, keepdims=True))
     return g, l
 
+@delegates(as_judgments, but=["data", "labels"])
 def anneal(
     data,  # what `as_patterns` takes: judgments, a matrix, pattern counts or `Patterns`
     seed=None,  # int ≥ 0, None or a numpy Generator
@@ -511,11 +515,12 @@ def anneal(
     prior_lam=0.0,  # Dirichlet pseudo-counts on Λ
     labels=None,  # the values in code order
     n_annotators: int = 3,  # annotators of a flat array of pattern counts
+    **kwargs,  # input options of `as_judgments` when `data` is a long table or a CSV path
 ) -> EMResult:
     "Low-level: maximise log L (+ log prior) over softmax logits with `scipy.optimize.dual_annealing`; EM-polish the end point."
     bound, max_iter = check_number("bound", bound, low=0, low_open=True), check_int("max_iter", max_iter)
     rng = as_rng(seed)
-    p = as_patterns(data, missing, labels, n_annotators)
+    p = as_patterns(data, missing, labels, n_annotators, **kwargs)
     j, m = p.n_annotators, p.n_values
     def stats(z):
         g, l = _unpack(z, j, m)
@@ -563,6 +568,7 @@ def _smoothed(p, start, eps, tol, max_iter, accelerate=False, **kw):
     first = em(p, init=start, eps=eps, tol=tol, max_iter=max_iter, **kw)
     return em(p, init=first.model, eps=0.0, tol=tol, max_iter=max_iter, accelerate=accelerate, **kw)
 
+@delegates(as_judgments, but=["data", "labels"])
 def fit(
     data,  # what `as_patterns` takes: judgments, a matrix, pattern counts or `Patterns`
     method: str = "smoothed",  # 'em', 'smoothed' (eq. 52, then EM) or 'anneal'
@@ -582,13 +588,14 @@ def fit(
     anneal_kw=None,  # options of `anneal` for method='anneal'
     init: str = "random",  # 'random' starts, or 'vote': the first start is EM's vote start
     workers=None,  # names of the annotators for the θ columns (default 1..J)
+    **kwargs,  # input options of `as_judgments` when `data` is a long table or a CSV path
 ) -> FitB:
     "Low-level: ML (or MAP with Dirichlet pseudo-counts) fits of model B from `n_starts` starts, with every distinct optimum."
     check_choice("method", method, ("em", "smoothed", "anneal")); check_choice("init", init, ("random", "vote"))
     n_starts, max_iter = check_int("n_starts", n_starts), check_int("max_iter", max_iter)
     eps, tol, atol = check_number("eps", eps, low=0), check_number("tol", tol, low=0), check_number("atol", atol, low=0)
     rng = as_rng(seed)
-    p = as_patterns(data, missing, labels, n_annotators)
+    p = as_patterns(data, missing, labels, n_annotators, **kwargs)
     kw = dict(prior_gamma=prior_gamma, prior_lam=prior_lam)
     runs, iters = [], []
     for s in progress_bar(range(n_starts), show=progress, desc=f"model B {method}"):
@@ -604,7 +611,7 @@ def fit(
     return FitB(table, models, pd.DataFrame({"log_lik": [r[0] for r in runs], "n_iter": n_iter.astype(int),
                                              "converged": converged.astype(bool)}))
 
-# %% ../nbs/31_model_b.ipynb #c4282003
+# %% ../nbs/31_model_b.ipynb #604d05e7
 class ModelB:
     "Model B (Dawid & Skene 1979; Rzhetsky et al. 2009) as an estimator: γ, one confusion matrix per worker, true-label posteriors."
     def __init__(self,
