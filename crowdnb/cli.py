@@ -157,7 +157,11 @@ def _load(a) -> Judgments:
         df = read_table(a.data, a.delimiter)
         df = df.set_index(df.columns[0])
         if a.missing is not None: df = df.mask(df.astype(str).apply(lambda c: c.str.strip()) == a.missing)
-        J = Judgments.from_matrix(_numeric_if_possible(df))
+        if not df.notna().to_numpy().any():
+            raise ValueError(f"judgments file {str(a.data)!r} has no judgments: every cell of the wide table is empty")
+        df = _numeric_if_possible(df)
+        _check_tokens(df, a.data)
+        J = Judgments.from_matrix(df)
     else:
         if a.missing is not None: raise ValueError("--missing applies to a wide table (--wide); in a long table leave the answer empty")
         kw = dict({k: getattr(a, k) for k in _LONG_ONLY}, delimiter=a.delimiter)
@@ -165,6 +169,16 @@ def _load(a) -> Judgments:
         # declared labels: the file is read again, so that a label outside them is named with its CSV line
         return J if a.labels is None else as_judgments(a.data, labels=_declared(a.labels, J), **kw)
     return as_judgments(J, labels=_declared(a.labels, J))
+
+def _check_tokens(df: pd.DataFrame, path) -> None:
+    "A wide table of numbers with a few text cells (a missing-value token such as '*'): an error naming them and --missing."
+    if all(pd.api.types.is_numeric_dtype(t) for t in df.dtypes): return
+    num = df.apply(pd.to_numeric, errors="coerce")
+    text = df.notna() & num.isna()
+    if num.notna().to_numpy().sum() > text.to_numpy().sum():
+        tokens = sorted({str(v).strip() for v in df.to_numpy()[text.to_numpy()]})
+        raise ValueError(f"judgments file {str(path)!r}: a wide table of numbers holds the text {', '.join(map(repr, tokens[:5]))}; "
+                         f"if it marks a missing rating, pass --missing {tokens[0]}")
 
 def _numeric_if_possible(df: pd.DataFrame) -> pd.DataFrame:
     "`df` as numbers when every non-missing cell is a number, else unchanged."
@@ -174,8 +188,9 @@ def _numeric_if_possible(df: pd.DataFrame) -> pd.DataFrame:
 # %% ../nbs/90_cli.ipynb #85d12b02
 _OPTION_NAMES = ("unit", "worker", "label", "labels", "sep", "empty", "none_token", "duplicates", "format", "delimiter",
                  "level", "weights", "seed", "tol", "max_iter", "n_starts", "n_boot", "ci", "threshold", "missing",
-                 "eps", "method", "max_raters", "tie_tol", "subtract", "job_id", "malformed", "blanc")
-_KW = re.compile(r"\b(" + "|".join(_OPTION_NAMES) + r")=('[^']*'|\"[^\"]*\"|\[[^\]]*\]|[^\s,;)]+)")
+                 "eps", "method", "max_workers", "tie_tol", "subtract", "job_id", "malformed", "blanc", "workers",
+                 "n_population", "batch", "chunk_mb")
+_KW = re.compile(r"\b(" + "|".join(_OPTION_NAMES) + r")=('[^']*'|\"[^\"]*\"|\[[^\]]*\]|\([^)]*\)|[^\s,;)]+|(?=[\s.,;]|$))")
 _LEAD = re.compile(r"(^|[;:] )(" + "|".join(_OPTION_NAMES) + r") (must|should|has|holds|is|repeats)\b")
 _LEADV = re.compile(r"(^|[;:] )(" + "|".join(_OPTION_NAMES) + r") '([^']*)'")
 
@@ -183,9 +198,10 @@ def _flagged(message: str) -> str:
     "A library error message with Python keywords (`duplicates='last'`, `max_iter must`) phrased as flags."
     def kw(m):
         v = m.group(2)
-        if v[0] in "'\"" and v[-1] == v[0]: v = v[1:-1]
+        if v[:1] in ("'", '"') and v[-1] == v[0]: v = v[1:-1]
         elif v.startswith("["): v = ",".join(x.strip().strip("'\"") for x in v[1:-1].split(","))
-        return f"--{m.group(1).replace('_', '-')} {v}"
+        elif v.startswith("("): v = " ".join(x.strip().strip("'\"") for x in v[1:-1].split(","))
+        return f"--{m.group(1).replace('_', '-')}" + (f" {v}" if v else "")
     message = _KW.sub(kw, message)
     message = _LEADV.sub(lambda m: f"{m.group(1)}--{m.group(2).replace('_', '-')} {m.group(3)}", message)
     return _LEAD.sub(lambda m: f"{m.group(1)}--{m.group(2).replace('_', '-')} {m.group(3)}", message)
@@ -295,12 +311,12 @@ def _crowdtruth_v1_parser(sub):
 def _crowdtruth_v1_run(a) -> int:
     "Run `crowdnb crowdtruth-v1`."
     _check_out_dir(a.out)
+    job = crowdtruth_v1.job_name(a.job_id if a.job_id is not None else Path(a.data).stem)   # checked before the work
     J = _load(a)
     res = crowdtruth_v1.metrics(J, subtract=a.subtract)
     print(f"{res!r}\n")
     _print_table(res.relations, "relations")
     _print_table(res.workers.sort_values("agreement", kind="stable"), "workers, lowest agreement first", a.show)
-    job = a.job_id if a.job_id is not None else Path(a.data).stem
     for path in crowdtruth_v1.write_workbooks(res, job, a.out): print(f"wrote {path}", file=sys.stderr)
     return 0
 

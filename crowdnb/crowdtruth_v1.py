@@ -22,8 +22,8 @@ from .core import Judgments, as_judgments, check_choice
 __all__ = ['sentence_relation_score', 'sentence_clarity', 'relation_clarity', 'relation_cooccurrence', 'relation_probability',
            'relation_similarity', 'relation_ambiguity', 'annotations_per_sentence', 'pairwise_agreement',
            'worker_agreement', 'worker_sentence_cosine', 'worker_cosine', 'worker_sentence_score', 'majority_relations',
-           'worker_relation_score', 'CrowdTruthV1', 'metrics', 'write_workbooks', 'plot_relation_similarity',
-           'plot_sentence_clarity']
+           'worker_relation_score', 'CrowdTruthV1', 'metrics', 'job_name', 'write_workbooks',
+           'plot_relation_similarity', 'plot_sentence_clarity']
 
 # %% ../nbs/11_crowdtruth_v1.ipynb #0dd5abf1
 def _ratio(num, den):
@@ -438,6 +438,18 @@ def _write_xlsx(path, sheets: dict) -> Path:
     os.replace(tmp, path)
     return path
 
+# %% ../nbs/11_crowdtruth_v1.ipynb #0f69532e
+def job_name(
+    job_id,  # the job's id (a string or an integer), the start of both workbook names
+) -> str:
+    "The job id as the start of a file name, or an error naming it (empty, or a character a file name cannot hold)."
+    if isinstance(job_id, bool) or not isinstance(job_id, (str, int, np.integer)):
+        raise TypeError(f"job_id must be a string or an integer, not {type(job_id).__name__}")
+    job = str(job_id).strip()
+    if not job or re.search(r'[\\/:*?"<>|\x00-\x1f]', job):
+        raise ValueError(f"job_id {job_id!r} cannot be part of a file name (empty, or holds one of \\ / : * ? \" < > |)")
+    return job
+
 # %% ../nbs/11_crowdtruth_v1.ipynb #dfa75575
 def write_workbooks(
     result: CrowdTruthV1,  # what `metrics` returned
@@ -445,14 +457,9 @@ def write_workbooks(
     folder,  # where to write them (created if missing)
 ) -> tuple[Path, Path]:
     "Write <job_id>_workerMetrics.xlsx and <job_id>_sentenceMetrics.xlsx into `folder` (text kept as text, never formulas); return their paths."
-    "Write <job_id>_workerMetrics.xlsx and <job_id>_sentenceMetrics.xlsx into `folder`; return their paths."
     if not isinstance(result, CrowdTruthV1):
         raise TypeError(f"result must be the CrowdTruthV1 returned by metrics(), not {type(result).__name__}")
-    if isinstance(job_id, bool) or not isinstance(job_id, (str, int, np.integer)):
-        raise TypeError(f"job_id must be a string or an integer, not {type(job_id).__name__}")
-    job = str(job_id).strip()
-    if not job or re.search(r'[\\/:*?"<>|\x00-\x1f]', job):
-        raise ValueError(f"job_id {job_id!r} cannot be part of a file name (empty, or holds one of \\ / : * ? \" < > |)")
+    job = job_name(job_id)
     folder = Path(folder)
     if folder.exists() and not folder.is_dir(): raise ValueError(f"folder {str(folder)!r} exists and is not a directory")
     folder.mkdir(parents=True, exist_ok=True)
