@@ -1,42 +1,38 @@
 """Model A (Rzhetsky, Shatkay & Wilbur 2009): MAP estimation on loop-design data (crowdnb alone: no reference package implements model A)."""
 import numpy as np
 from benchmarks.common import Result, timeit, peak_memory
-from crowdnb.model_a import ModelA
+from crowdnb.core import Judgments
+from crowdnb.model_a import ModelA, sample
 
 THETA = np.array([0.55, 0.9, 0.7, 0.8, 0.6, 0.95, 0.75, 0.65])
 
 def map_loop_design(quick: bool = False):
     n = 10_000 if quick else 100_000
-    X, _ = ModelA(theta=THETA, omega=[0.1, 0.2, 0.3, 0.4]).sample(n, seed=0)
-    def run():
-        m = ModelA()
-        opt = m.fit(X, method="map", n_starts=10, seed=0, progress=False)
-        return m, opt
-    (m, opt), secs = timeit(run, repeat=3)
+    X, _ = sample(THETA, [0.1, 0.2, 0.3, 0.4], n, seed=0)
+    J = Judgments.from_matrix(X, missing=-1)                     # the front door, once (not timed)
+    run = lambda: ModelA(n_starts=10, seed=0, progress=False).fit(J)
+    m, secs = timeit(run, repeat=3)
     _, peak = peak_memory(run)
-    err = float(np.max(np.abs(m.theta - THETA)))
+    err = float(np.max(np.abs(m.theta_.to_numpy() - THETA)))
     return Result("model A MAP, 10 starts (count patterns + TNC)", f"{n:,} loop-design items, 8 annotators, M=4",
-                  secs, None, peak, f"max |θ̂ - θ| = {err:.3f}; {len(opt)} optimum/a", "< 1 s")
+                  secs, None, peak, f"max |θ̂ - θ| = {err:.3f}; {len(m.optima_)} optimum/a", "< 1 s")
 
 def annealing_loop_design(quick: bool = False):
     n = 10_000 if quick else 100_000
-    X, _ = ModelA(theta=THETA, omega=[0.1, 0.2, 0.3, 0.4]).sample(n, seed=0)
-    def run():
-        m = ModelA()
-        opt = m.fit(X, method="map", optimizer="annealing", n_starts=2, maxiter=100, seed=0, progress=False)
-        return m, opt
-    (m, opt), secs = timeit(run)
-    err = float(np.max(np.abs(m.theta - THETA)))
+    X, _ = sample(THETA, [0.1, 0.2, 0.3, 0.4], n, seed=0)
+    J = Judgments.from_matrix(X, missing=-1)
+    m, secs = timeit(lambda: ModelA(optimizer="annealing", n_starts=2, max_iter=100, seed=0, progress=False).fit(J))
+    err = float(np.max(np.abs(m.theta_.to_numpy() - THETA)))
     return Result("model A MAP, 2 dual_annealing runs", f"{n:,} loop-design items", secs, None, None,
                   f"max |θ̂ - θ| = {err:.3f}", "")
 
 def loglik_counted_vs_per_item(quick: bool = False):
     "One log-likelihood evaluation: crowdnb (patterns counted once) vs a per-item vectorised evaluation of Table 7."
-    from crowdnb.model_a import triplets, pattern_probability, _loglik
+    from crowdnb.model_a import pattern_probability, prepare, _loglik
     n = 10_000 if quick else 100_000
     om = np.array([0.1, 0.2, 0.3, 0.4])
-    X, _ = ModelA(theta=THETA, omega=om).sample(n, seed=0)
-    prep = ModelA(omega=om)._prepare(X)
+    X, _ = sample(THETA, om, n, seed=0)
+    prep = prepare(X, omega=om)
     t = prep.t
     g, v = t.group[t.item_pattern], t.v[t.item_pattern]          # per item: triplet and value codes
     def per_item():

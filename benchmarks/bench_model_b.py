@@ -6,15 +6,15 @@ import numpy as np
 import pandas as pd
 
 from benchmarks.common import Result, peak_memory
-from crowdnb.core import Judgments
-from crowdnb.model_b import ModelB, as_patterns, em, random_model
+from crowdnb.core import as_judgments
+from crowdnb.model_b import ModelB, ModelBParams, as_patterns, em, random_model
 
 
 def simulate(n_items, n_annot=200, n_values=5, per_item=5, seed=0):
     "Long table (task, worker, label) of n_items * per_item labels from a planted model B."
     rng = np.random.default_rng(seed)
     base = random_model(n_annot, n_values, seed=rng)
-    truth_model = ModelB(base.gamma, 0.6 * np.eye(n_values) + 0.4 * base.lam)
+    truth_model = ModelBParams(base.gamma, 0.6 * np.eye(n_values) + 0.4 * base.lam)
     items = np.repeat(np.arange(n_items), per_item)
     workers = np.argsort(rng.random((n_items, n_annot)), axis=1)[:, :per_item].ravel()   # distinct per item
     truth = rng.choice(n_values, size=n_items, p=truth_model.gamma)
@@ -28,14 +28,14 @@ def _wall(fn):
 
 
 def crowdkit_model(ds, values, n_annot):
-    "crowd-kit's fitted priors_/errors_ as a ModelB (errors_.loc[(worker, observed), true] = λ_{observed|true})."
+    "crowd-kit's fitted priors_/errors_ as a ModelBParams (errors_.loc[(worker, observed), true] = λ_{observed|true})."
     m = len(values)
     lam = np.zeros((n_annot, m, m))
     e = ds.errors_
     w = e.index.get_level_values(0).to_numpy()
     obs = pd.Index(values).get_indexer(e.index.get_level_values(1))
     lam[w[:, None], np.arange(m)[None, :], obs[:, None]] = e[list(values)].to_numpy()
-    return ModelB(ds.priors_.reindex(values).to_numpy(), lam, values)
+    return ModelBParams(ds.priors_.reindex(values).to_numpy(), lam, values)
 
 
 def em_vs_crowdkit(quick: bool = False):
@@ -64,4 +64,18 @@ def em_vs_crowdkit(quick: bool = False):
                   "200 annotators, 5 values", ours_it, ref_it, peak, agree, ">= 8x")
 
 
-CASES = [em_vs_crowdkit]
+def estimator_vs_crowdkit(quick: bool = False):
+    "End to end, front door included: ModelB().fit(long table) vs DawidSkene().fit(long table), same start and iterations."
+    from crowdkit.aggregation import DawidSkene
+    n_items = 20_000 if quick else 100_000
+    df = simulate(n_items)
+    n_iter = 20
+    (ours, secs) = _wall(lambda: ModelB(max_iter=n_iter, tol=0, relabel=False).fit(df, unit="task"))
+    (ds, ref) = _wall(lambda: DawidSkene(n_iter=n_iter, tol=-np.inf).fit(df))
+    diff = float(np.abs(ours.gamma_.to_numpy() - ds.priors_.reindex(ours.gamma_.index).to_numpy()).max())
+    agree = f"{'yes' if diff < 1e-8 else 'NO'} (max |Δγ| {diff:.1e})"
+    return Result("model B estimator fit, 20 EM iterations vs crowd-kit", f"{len(df):,} labels, {n_items:,} items",
+                  secs, ref, None, agree, "")
+
+
+CASES = [em_vs_crowdkit, estimator_vs_crowdkit]

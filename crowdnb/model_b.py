@@ -162,7 +162,9 @@ def _judgment_patterns(J: Judgments) -> Patterns:
     rows, lab = J.label_codes()
     it, an = J.unit_code[rows], J.worker_code[rows]
     n, j, m, vals = J.n_units, J.n_workers, J.n_labels, np.asarray(J.labels)
-    if len(rows) == J.n_judgments and n * j <= _DENSE_LIMIT:      # one label each: a code matrix, rows deduplicated
+    # one label each, few workers: a code matrix with its rows deduplicated (with many workers nearly every row is
+    # distinct, and sorting the rows costs more than it saves: then every unit keeps its own row)
+    if len(rows) == J.n_judgments and n * j <= _DENSE_LIMIT and j <= 32:
         code = np.full((n, j), -1, np.int64); code[it, an] = lab
         return _from_codes(code, None, j, vals)
     onehot = sparse.csr_matrix((np.ones(len(it)), (it, an * m + lab)), shape=(n, j * m))   # repeats add up: counts
@@ -611,7 +613,7 @@ def fit(
     return FitB(table, models, pd.DataFrame({"log_lik": [r[0] for r in runs], "n_iter": n_iter.astype(int),
                                              "converged": converged.astype(bool)}))
 
-# %% ../nbs/31_model_b.ipynb #604d05e7
+# %% ../nbs/31_model_b.ipynb #b07c6bb2
 class ModelB:
     "Model B (Dawid & Skene 1979; Rzhetsky et al. 2009) as an estimator: γ, one confusion matrix per worker, true-label posteriors."
     def __init__(self,
@@ -668,11 +670,12 @@ class ModelB:
         post = best.posterior(p)
         self.posterior_ = pd.DataFrame(post, index=units, columns=labels)
         self.labels_ = pd.Series(labels[post.argmax(axis=1)], index=units, name="label")
-        opt = res.optima[["log_lik", "visits", "spread", "comment"]].copy()
-        opt[[f"γ[{v}]" for v in labels]] = np.array([m.gamma for m in models])
-        opt[[f"θ[{w}]" for w in workers]] = np.array([m.theta() for m in models])
-        opt["F"], opt["preferred"] = res.optima["F"], res.optima["preferred"]
-        self.optima_, self.runs_ = opt, res.runs
+        opt = res.optima
+        self.optima_ = pd.concat([opt[["log_lik", "visits", "spread", "comment"]],
+                                  pd.DataFrame([m.gamma for m in models], columns=[f"γ[{v}]" for v in labels]),
+                                  pd.DataFrame([m.theta() for m in models], columns=[f"θ[{w}]" for w in workers]),
+                                  opt[["F", "preferred"]]], axis=1)
+        self.runs_ = res.runs
         top = res.runs.iloc[int(res.optima["run"].iloc[0])]
         self.log_lik_, self.n_iter_, self.converged_ = float(res.optima["log_lik"].iloc[0]), int(top.n_iter), bool(top.converged)
         return self
