@@ -48,9 +48,46 @@ def _group_pairs(keys_sorted):
     q = p + 1 + (np.arange(cnt.sum()) - np.repeat(first, cnt))
     return p, q
 
+# %% ../nbs/10_crowdtruth.ipynb #e6d0a21f
+def _blocks(
+    group,  # the group of each element, in 0..n_groups-1 (elements of a group consecutive, or consecutive in `order`)
+    n_groups: int,  # number of groups
+    order=None,  # a permutation listing the elements group by group (default: as they are)
+) -> list:
+    "Low-level: groups as zero-padded rows of index matrices, one matrix per power-of-two size: [(group ids, indices)], padding index = len(group)."
+    n = len(group)
+    size = np.bincount(group, minlength=n_groups)
+    start = np.cumsum(size) - size
+    width = np.where(size > 1, 1 << np.ceil(np.log2(np.maximum(size, 1))).astype(np.int64), 1)
+    out = []
+    for k in np.unique(width[size > 0]):                   # over the few distinct widths, not the groups
+        g = np.flatnonzero((width == k) & (size > 0))
+        off = np.arange(k)
+        ok = off < size[g, None]
+        pos = np.where(ok, start[g, None] + off, 0)
+        out.append((g, np.where(ok, pos if order is None else np.asarray(order)[pos], n)))
+    return out
+
+# %% ../nbs/10_crowdtruth.ipynb #3a589e25
+def _exclusive(
+    v,  # non-negative values, one per element
+    blocks: list,  # `_blocks(...)` of the elements' groups
+    n_groups: int,  # number of groups
+) -> tuple[np.ndarray, np.ndarray]:
+    "Low-level: per element the sum of the other values of its group, and per group the sum over pairs a < b of v_a v_b; running sums only (exact zeros stay 0)."
+    vp = np.append(np.asarray(v, float), 0.0)              # the padding reads a 0
+    rest, pairs = np.zeros(len(vp)), np.zeros(n_groups)
+    for g, idx in blocks:
+        G = vp[idx]
+        before = np.zeros_like(G); np.cumsum(G[:, :-1], axis=1, out=before[:, 1:])
+        after = np.zeros_like(G); np.cumsum(G[:, :0:-1], axis=1, out=after[:, -2::-1])
+        rest[idx] = before + after
+        pairs[g] = (G * before).sum(axis=1)
+    return rest[:-1], pairs
+
 # %% ../nbs/10_crowdtruth.ipynb #8800650b
 class CrowdIndex:
-    "Low-level: the fixed sparse structure of a crowd (entries, cells, unit pairs, annotation pairs), built once from validated `Judgments`."
+    "Low-level: the fixed sparse structure of a crowd (entries, cells, their blocks; pairs on first use), built once from validated `Judgments`."
     def __init__(self,
                  judgments: Judgments,  # validated judgments (`crowdnb.core.as_judgments`), one per (unit, worker)
                  keep=None):  # boolean mask over the judgments to include (default: all)
@@ -73,21 +110,46 @@ class CrowdIndex:
         # cells (unit, annotation) sorted by unit then annotation; e_cell = the cell of each entry
         cells, self.e_cell = np.unique(self.e_unit.astype(np.int64) * self.n_labels + self.e_lab, return_inverse=True)
         self.c_unit, self.c_lab = cells // self.n_labels, cells % self.n_labels
-        # unit pairs (positions pa < pb on the same unit)
-        self.pa, self.pb = _group_pairs(self.unit)
-        self.p_unit, self.p_wa, self.p_wb = self.unit[self.pa], self.worker[self.pa], self.worker[self.pb]
-        cnt = np.bincount(self.pa, minlength=len(order))
-        first = np.cumsum(cnt) - cnt
-        # annotation pairs: entries in the same cell, with the index of their unit pair
-        o = np.argsort(self.e_cell, kind="stable")
-        i, j = _group_pairs(self.e_cell[o])
-        self.l_e1, self.l_e2 = o[i], o[j]
-        a, b = self.e_pos[self.l_e1], self.e_pos[self.l_e2]          # a < b: entries sorted by position
-        self.l_pair, self.l_lab = first[a] + (b - a - 1), self.e_lab[self.l_e1]
         self.n_per_unit = np.bincount(self.unit, minlength=self.n_units)
         self.n_per_worker = np.bincount(self.worker, minlength=self.n_workers)
-        # workers x units incidence B; the count matrices X_r are built on first use (closed tasks only)
-        self.B = sparse.csr_matrix((np.ones(len(order)), (self.worker, self.unit)), shape=(self.n_workers, self.n_units))
+
+    @cached_property
+    def unit_blocks(self) -> list:
+        "The judgments grouped by unit as `_blocks`."
+        return _blocks(self.unit, self.n_units)
+
+    @cached_property
+    def cell_blocks(self) -> list:
+        "The entries grouped by cell as `_blocks`."
+        return _blocks(self.e_cell, len(self.c_unit), np.argsort(self.e_cell, kind="stable"))
+
+    @cached_property
+    def _pairs(self) -> dict:
+        "Unit pairs and annotation pairs, listed on first use (the fixed point does not need them)."
+        pa, pb = _group_pairs(self.unit)
+        cnt = np.bincount(pa, minlength=len(self.unit))
+        first = np.cumsum(cnt) - cnt
+        o = np.argsort(self.e_cell, kind="stable")
+        i, j = _group_pairs(self.e_cell[o])
+        l_e1, l_e2 = o[i], o[j]
+        a, b = self.e_pos[l_e1], self.e_pos[l_e2]                    # a < b: entries sorted by position
+        return dict(pa=pa, pb=pb, p_unit=self.unit[pa], p_wa=self.worker[pa], p_wb=self.worker[pb],
+                    l_e1=l_e1, l_e2=l_e2, l_pair=first[a] + (b - a - 1), l_lab=self.e_lab[l_e1])
+
+    pa = property(lambda self: self._pairs["pa"], doc="First judgment of each unit pair.")
+    pb = property(lambda self: self._pairs["pb"], doc="Second judgment of each unit pair.")
+    p_unit = property(lambda self: self._pairs["p_unit"], doc="Unit of each unit pair.")
+    p_wa = property(lambda self: self._pairs["p_wa"], doc="Worker of `pa`.")
+    p_wb = property(lambda self: self._pairs["p_wb"], doc="Worker of `pb`.")
+    l_e1 = property(lambda self: self._pairs["l_e1"], doc="First entry of each annotation pair.")
+    l_e2 = property(lambda self: self._pairs["l_e2"], doc="Second entry of each annotation pair.")
+    l_pair = property(lambda self: self._pairs["l_pair"], doc="Unit pair of each annotation pair.")
+    l_lab = property(lambda self: self._pairs["l_lab"], doc="Annotation of each annotation pair.")
+
+    @cached_property
+    def B(self) -> sparse.csr_matrix:
+        "Workers x units incidence."
+        return sparse.csr_matrix((np.ones(len(self.unit)), (self.worker, self.unit)), shape=(self.n_workers, self.n_units))
 
     @cached_property
     def Xstack(self) -> sparse.csr_matrix:
@@ -111,10 +173,13 @@ class CrowdIndex:
         return self.B.T.tocsr()
 
     @property
-    def n_pairs(self): return len(self.pa)
+    def n_pairs(self):
+        "Number of unit pairs, sum of n_s (n_s - 1) / 2."
+        return int((self.n_per_unit * (self.n_per_unit - 1) // 2).sum())
 
     def __repr__(self):
-        return (f"CrowdIndex({len(self.unit)} judgments, {self.n_pairs} unit pairs, {len(self.l_pair)} annotation pairs, "
+        c = np.bincount(self.e_cell, minlength=len(self.c_unit))
+        return (f"CrowdIndex({len(self.unit)} judgments, {self.n_pairs} unit pairs, {int((c * (c - 1) // 2).sum())} annotation pairs, "
                 f"{len(self.c_unit)} unit-annotation cells)")
 
 # %% ../nbs/10_crowdtruth.ipynb #eee3c2eb
@@ -132,6 +197,19 @@ def sent_vec(ix: CrowdIndex, wqs=None) -> sparse.csr_matrix:
     return sparse.csr_matrix((np.bincount(ix.e_cell, w[ix.e_worker] * ix.e_val), (ix.c_unit, ix.c_lab)),
                              shape=(ix.n_units, ix.n_labels))
 
+# %% ../nbs/10_crowdtruth.ipynb #a7661c54
+def _agreement_sums(ix: CrowdIndex, wqs, rqs) -> tuple:
+    "Per unit the pair sums of WQS WQS Wcos and of WQS WQS; per judgment the sums over its co-workers of WQS Wcos and of WQS (running sums over the blocks)."
+    wqs, rqs = np.asarray(wqs, float), np.asarray(rqs, float)
+    npos = len(ix.unit)
+    a = rqs[ix.e_lab]
+    n = ix.e_val / np.sqrt(np.bincount(ix.e_pos, a * ix.e_val**2, minlength=npos))[ix.e_pos]   # unit WorkVec
+    rest_e, pairs_c = _exclusive(wqs[ix.e_worker] * n, ix.cell_blocks, len(ix.c_unit))
+    num_s = np.bincount(ix.c_unit, rqs[ix.c_lab] * pairs_c, minlength=ix.n_units)
+    num_p = np.bincount(ix.e_pos, a * n * rest_e, minlength=npos)
+    den_p, den_s = _exclusive(wqs[ix.worker], ix.unit_blocks, ix.n_units)
+    return num_s, den_s, num_p, den_p
+
 # %% ../nbs/10_crowdtruth.ipynb #52756052
 def _div(num, den, clamp=0.0):
     "num / den; with `clamp` the reference's rule (den < clamp -> clamp), else 0 where den == 0."
@@ -141,7 +219,9 @@ def _div(num, den, clamp=0.0):
 
 def sqs(ix: CrowdIndex, wqs, rqs, clamp: float = 0.0, cos=None) -> np.ndarray:
     "Low-level (a `CrowdIndex`, score arrays): SQS (UQS) per unit, the WQS-weighted mean Wcos over pairs of the unit's workers."
-    cos = pair_wcos(ix, rqs) if cos is None else cos
+    if cos is None:
+        num, den = _agreement_sums(ix, wqs, rqs)[:2]
+        return _div(num, den, clamp)
     wqs = np.asarray(wqs, float)
     ww = wqs[ix.p_wa] * wqs[ix.p_wb]
     return _div(np.bincount(ix.p_unit, cos * ww, minlength=ix.n_units),
@@ -172,12 +252,13 @@ def wsa(ix: CrowdIndex, sqs, rqs, wqs=None, clamp: float = 0.0) -> np.ndarray:
 # %% ../nbs/10_crowdtruth.ipynb #595f36b6
 def wwa(ix: CrowdIndex, sqs, wqs, rqs, clamp: float = 0.0, cos=None) -> np.ndarray:
     "Low-level (a `CrowdIndex`, score arrays): WWA per worker, Wcos with each co-worker on a shared unit, weighted by the co-worker's WQS and the unit's SQS."
-    cos = pair_wcos(ix, rqs) if cos is None else cos
     sqs, wqs = np.asarray(sqs, float), np.asarray(wqs, float)
-    npos = len(ix.unit)
-    wa, wb = wqs[ix.p_wa], wqs[ix.p_wb]
-    num = np.bincount(ix.pa, cos * wb, minlength=npos) + np.bincount(ix.pb, cos * wa, minlength=npos)
-    den = np.bincount(ix.pa, wb, minlength=npos) + np.bincount(ix.pb, wa, minlength=npos)
+    if cos is None: num, den = _agreement_sums(ix, wqs, rqs)[2:]
+    else:
+        npos = len(ix.unit)
+        wa, wb = wqs[ix.p_wa], wqs[ix.p_wb]
+        num = np.bincount(ix.pa, cos * wb, minlength=npos) + np.bincount(ix.pb, cos * wa, minlength=npos)
+        den = np.bincount(ix.pa, wb, minlength=npos) + np.bincount(ix.pb, wa, minlength=npos)
     u = sqs[ix.unit]
     return _div(np.bincount(ix.worker, num * u, minlength=ix.n_workers),
                 np.bincount(ix.worker, den * u, minlength=ix.n_workers), clamp)
@@ -186,6 +267,46 @@ def wwa(ix: CrowdIndex, sqs, wqs, rqs, clamp: float = 0.0, cos=None) -> np.ndarr
 def wqs(wsa, wwa) -> np.ndarray:
     "Low-level (arrays): WQS per worker, the product of worker-sentence and worker-worker agreement."
     return np.asarray(wsa, float) * np.asarray(wwa, float)
+
+# %% ../nbs/10_crowdtruth.ipynb #9916440e
+def _rqs_index(ix: CrowdIndex) -> list:
+    "Per annotation r: its entries, the entries x slots matrices of the denominators and numerators of P_r(i|j), and the slots' workers x workers pattern (indices, indptr); built once per `CrowdIndex`."
+    if "_rqs" in ix.__dict__: return ix.__dict__["_rqs"]
+    W, npos = ix.n_workers, len(ix.unit)
+    start = np.cumsum(ix.n_per_unit) - ix.n_per_unit               # first judgment of each unit
+    o = np.lexsort((ix.e_unit, ix.e_worker, ix.e_lab))             # entries by annotation, worker, unit
+    cuts = np.searchsorted(ix.e_lab[o], np.arange(ix.n_labels + 1))
+    parts, ones = [], np.ones(0)
+    for r in range(ix.n_labels):                                    # over annotations, not judgments
+        E = o[cuts[r]:cuts[r + 1]]
+        s, j = ix.e_unit[E], ix.e_worker[E]
+        cnt = ix.n_per_unit[s]
+        first = np.cumsum(cnt) - cnt
+        occ = np.repeat(np.arange(len(E)), cnt)                     # entry x every judgment of its unit
+        co = np.repeat(start[s] - first, cnt) + np.arange(len(occ))
+        i = ix.worker[co]
+        keep = i != j[occ]                                          # pairs i != j only
+        occ, co = occ[keep], co[keep]
+        key = j[occ].astype(np.int64) * W + i[keep]                 # slot (j, i)
+        del i, keep
+        if W * W <= 4 * len(key) + (1 << 22):                       # dense enough: number the slots by a bitmap
+            mark = np.zeros(W * W, bool); mark[key] = True
+            keys = np.flatnonzero(mark)
+            slot = (np.cumsum(mark, dtype=np.int64) - 1)[key]
+            del mark
+        else: keys, slot = np.unique(key, return_inverse=True)
+        del key
+        if len(ones) < len(slot): ones = np.ones(len(slot))         # one shared array of ones for the 0/1 data
+        ptr = np.r_[0, np.cumsum(np.bincount(occ, minlength=len(E)))]
+        den = sparse.csr_matrix((ones[:len(slot)], slot, ptr), shape=(len(E), len(keys)))
+        count = np.zeros(npos); count[ix.e_pos[E]] = ix.e_val[E]    # the co-worker's count of r, per judgment
+        xi = count[co]; nz = xi > 0
+        ptr = np.r_[0, np.cumsum(np.bincount(occ[nz], minlength=len(E)))]
+        num = sparse.csr_matrix((xi[nz], slot[nz], ptr), shape=(len(E), len(keys)))
+        pattern = ((keys % W).astype(den.indices.dtype), np.searchsorted(keys // W, np.arange(W + 1)))
+        parts.append((E, den, num, pattern, ones[:len(keys)]))
+    ix.__dict__["_rqs"] = parts
+    return parts
 
 # %% ../nbs/10_crowdtruth.ipynb #2b6d2244
 def _scale_rows(M: sparse.csr_matrix, d) -> sparse.csr_matrix:
@@ -208,20 +329,17 @@ def p_given(ix: CrowdIndex, sqs, r: int):
 
 def rqs(ix: CrowdIndex, sqs, wqs, floor: float = TINY, clamp: float = 0.0) -> np.ndarray:
     "Low-level (a `CrowdIndex`, score arrays): RQS (AQS) per annotation, the WQS-weighted mean of P_r(i|j) over ordered worker pairs i != j where it is defined."
-    wqs, W, L = np.asarray(wqs, float), ix.n_workers, ix.n_labels
-    sqs = np.asarray(sqs, float)
-    # row r*W + j, column i of the stacked matrices holds the pair (i | j) of annotation r
-    den = (ix.Xstack @ _scale_rows(ix.BT, sqs)).tocsr(); den.eliminate_zeros()    # X_r diag(SQS) B^T
-    num = (_scale_rows(ix.XbdT, np.tile(sqs, L)).T.tocsr() @ ix.XbdT).tocsr()    # X_r diag(SQS) X_r^T, blockwise
-    num = sparse.csr_matrix((num.data, num.indices % W, num.indptr), shape=(L * W, W))  # symmetric: (i|j) = (j|i)
-    P = _ratio_on(num, den)
-    ind = sparse.csr_matrix((np.ones(den.nnz), den.indices, den.indptr), shape=den.shape)  # 1 where defined
-    wt = np.tile(wqs, L)
-    def pair_sum(M):                                                # per annotation: sum over i != j of w_i w_j M
-        rows = np.repeat(np.arange(M.shape[0]), np.diff(M.indptr))
-        diag = np.bincount(rows, np.where(M.indices == rows % W, M.data, 0.0), minlength=M.shape[0])
-        return (wt * (M @ wqs) - wt**2 * diag).reshape(L, W).sum(axis=1)
-    num_r, den_r = pair_sum(P), pair_sum(ind)
+    wqs, sqs, W, L = np.asarray(wqs, float), np.asarray(sqs, float), ix.n_workers, ix.n_labels
+    y_all = sqs[ix.e_unit] * ix.e_val                               # SQS(s) WorkVec(j, s)(r) per entry
+    num_r, den_r = np.zeros(L), np.zeros(L)
+    for r, (E, den_m, num_m, (cols, ptr), ones) in enumerate(_rqs_index(ix)):   # over annotations
+        if not len(E): continue
+        y = y_all[E]
+        den, num = den_m.T @ y, num_m.T @ y                         # every slot's denominator and numerator
+        ok = den != 0                                               # P_r(i|j) defined
+        P = np.divide(num, den, out=np.zeros(len(den)), where=ok)   # divided directly (1 / den overflows)
+        num_r[r] = wqs @ (sparse.csr_matrix((P, cols, ptr), shape=(W, W)) @ wqs)
+        den_r[r] = wqs @ (sparse.csr_matrix((ones if ok.all() else ok.astype(float), cols, ptr), shape=(W, W)) @ wqs)
     ok = den_r > clamp                                              # reference: den <= 1e-8 gives the floor
     out = np.where(ok, num_r / np.where(ok, den_r, 1.0), floor)
     return np.maximum(out, floor)
@@ -276,10 +394,12 @@ def fixed_point(
     rows, converged = [], False
     with progress_bar(range(max_iter), show=progress, desc="CrowdTruth") as steps:
         for it in steps:
-            cos = pair_wcos(ix, a)
+            num_s, den_s, num_p, den_p = _agreement_sums(ix, w, a)  # the pair sums of SQS and WWA, once
             a_new = rqs(ix, u, w, clamp=clamp) if closed else a
-            u_new = sqs(ix, w, a, clamp, cos)
-            wwa_ = wwa(ix, u, w, a, clamp, cos)
+            u_new = _div(num_s, den_s, clamp)
+            su = u[ix.unit]
+            wwa_ = _div(np.bincount(ix.worker, num_p * su, minlength=ix.n_workers),
+                        np.bincount(ix.worker, den_p * su, minlength=ix.n_workers), clamp)
             wsa_ = wsa(ix, u, a, w if weighted else None, clamp)
             w_new = wqs(wsa_, wwa_)
             d = dict(wqs=np.abs(w_new - w)[act_w].max(initial=0.0), uqs=np.abs(u_new - u)[act_u].max(initial=0.0),
