@@ -220,3 +220,35 @@ def test_no_errors_directives_progress_or_network(pages):
         m = PROGRESS.search(t)
         assert not m, f"{href} shows progress frames: {t[max(0, m.start() - 80):m.end() + 20]!r}"
         assert not f["remote"], f"{href} loads from the network: {f['remote']}"
+
+
+def _nb(*cells):
+    mk = lambda t, s, outs=None: {"cell_type": t, "metadata": {}, "source": s,
+                                  **({"outputs": outs or [], "execution_count": None} if t == "code" else {})}
+    return {"cells": [mk(*c) for c in cells], "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
+            "language": "python"}}, "nbformat": 4, "nbformat_minor": 5}
+
+
+def test_builder_copes_with_partial_and_broken_notebooks(tmp_path):
+    "No browser: an unexecuted cell has no output, progress frames go, a notebook nbdev cannot process still gets a page."
+    import json
+    nbs, out = tmp_path / "nbs", tmp_path / "site"; nbs.mkdir()
+    tqdm = "\rfit:   0%|          | 0/9 [00:00<?, ?it/s]\rfit: 100%|##########| 9/9 [00:01<00:00, 8.1it/s]\r"
+    (nbs / "12_toy.ipynb").write_text(json.dumps(_nb(
+        ("markdown", "# Toy page\n\n> A subtitle with $x$\n\n## Section A\n\nText with $x^2$ and [a link](13_broken.ipynb)."),
+        ("code", "#| hide\nimport os"),
+        ("code", "print('hello')", [{"output_type": "stream", "name": "stdout", "text": "hello\n"},
+                                    {"output_type": "stream", "name": "stderr", "text": tqdm}]),
+        ("code", "1 + 1"))))
+    (nbs / "13_broken.ipynb").write_text(json.dumps(_nb(
+        ("markdown", "# Broken\n\n> nbdev's processor fails here"),
+        ("code", "#| export\nimport no_such_module_for_crowdnb_site_test"),
+        ("code", "#| hide\nsecret = 1"))))
+    pages = build(out, nbs, workers=1)
+    assert [(p.href, p.title, p.processed) for p in pages] == [("toy.html", "Toy page", True), ("broken.html", "Broken", False)]
+    toy, broken = (out / "toy.html").read_text(), (out / "broken.html").read_text()
+    assert "<title>Toy page – crowdnb</title>" in toy and 'id="section-a"' in toy and 'href="broken.html"' in toy
+    assert "hello" in toy and "it/s" not in toy and "%|" not in toy and "import os" not in toy and "#|" not in toy
+    assert 'class="tex tex-inline">\\(x^2\\)' in toy
+    assert 'class="prev" rel="prev" href="toy.html"' in broken and "could not process" in broken
+    assert "secret" not in broken and "#|" not in broken

@@ -185,6 +185,27 @@ def front_matter(cells):
     return {}
 
 
+def split_title_cell(cells: list) -> list:
+    """nbdev turns the whole first markdown cell into front matter (title from `# `, description from the
+    first `> ` line only) and drops it, so text after the subtitle, or a subtitle wrapped over several `>`
+    lines, would be lost. Keep `# title` and the whole `> subtitle` (joined into one line) in that cell and
+    move the rest into a markdown cell of its own. A no-op on a notebook that already does so."""
+    for i, c in enumerate(cells):
+        if c["cell_type"] != "markdown": continue
+        lines = src_of(c).strip("\n").splitlines()
+        if not lines or not re.match(r"#\s+\S", lines[0]): return cells
+        k, quote = 1, []
+        while k < len(lines) and not lines[k].strip(): k += 1
+        while k < len(lines) and lines[k].strip() and (lines[k].startswith(">") or quote):
+            quote.append(re.sub(r"^>\s?", "", lines[k]).strip()); k += 1
+        rest = "\n".join(lines[k:]).strip("\n")
+        head = lines[0] + (f"\n\n> {' '.join(q for q in quote if q)}" if quote else "")
+        if not rest and len(quote) <= 1: return cells
+        new = [dict(c, source=head)] + ([{"cell_type": "markdown", "metadata": {}, "source": rest}] if rest else [])
+        return cells[:i] + new + cells[i + 1:]
+    return cells
+
+
 def title_from_markdown(cells):
     "For a notebook nbdev could not process: take `# Title` / `> subtitle` from the first markdown cell and drop them."
     for c in cells:
@@ -225,10 +246,10 @@ def load_pages(nbs_dir: Path, only=None, workers: int = 2):
             if done.exists():
                 d = json.loads(done.read_text())
             else:
+                d = json.loads(nb.read_text()); d["cells"] = split_title_cell(d["cells"])
                 pg.processed = False
                 pg.problem = (err.read_text().splitlines() or ["unknown error"])[0] if err.exists() else "not processed"
                 print(f"warning: nbdev could not process {nb.name} ({pg.problem}); rendering it unprocessed", file=sys.stderr)
-                d = json.loads(nb.read_text())
             pg.cells = d["cells"]
             fm = front_matter(pg.cells)
             t, desc = ("", "") if pg.processed else title_from_markdown(pg.cells)

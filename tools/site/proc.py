@@ -12,11 +12,15 @@ from pathlib import Path
 
 
 def process(src: Path, out: Path) -> bool:
-    from fastcore.nbio import read_nb, write_nb
+    import json
+    from fastcore.nbio import dict2nb, write_nb
     from nbdev.processors import FilterDefaults
+    from tools.site.build import split_title_cell
     os.environ["IN_TEST"] = "1"            # as nbdev's serve driver does while processing
     try:
-        nb = read_nb(src)
+        js = json.loads(src.read_text(encoding="utf-8"))
+        js["cells"] = split_title_cell(js["cells"])     # keep the text nbdev's front matter would swallow
+        nb = dict2nb(js); nb["path_"] = str(src)
         FilterDefaults()(nb)
         for c in nb.cells: c.get("metadata", {}).pop("execution", None)   # execnb's float timings
         write_nb(nb, out / src.name)
