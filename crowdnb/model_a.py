@@ -360,7 +360,7 @@ class Prepared:
     n: np.ndarray          # (G, 5) counts of agreement types per triplet
     log_beta: float        # Σ count log β: the θ-free part of log L
 
-# %% ../nbs/30_model_a.ipynb #369f96f0
+# %% ../nbs/30_model_a.ipynb #c332fca3
 def prepare(
     data,  # what `triplets` takes (pattern counts, a matrix, judgments, `Triplets`), or a `Prepared`
     omega=None,  # value frequencies (M,) or (n, M); default: the observed frequencies (`estimate_omega`)
@@ -391,7 +391,7 @@ def prepare(
     with np.errstate(divide="ignore"): log_beta = float(np.sum(t.count * np.log(b)))
     return Prepared(t, om, alpha, agreement_given_truth(alpha), n, log_beta)
 
-# %% ../nbs/30_model_a.ipynb #8fdaf3a6
+# %% ../nbs/30_model_a.ipynb #e3cce9e7
 def _loglik(prep, theta, grad=False):
     "log L(θ) from the prepared counts, and optionally its gradient."
     th = np.clip(theta, 0.0, 1.0)[prep.t.groups]                         # G x 3
@@ -406,7 +406,7 @@ def _loglik(prep, theta, grad=False):
     g = np.bincount(prep.t.groups.ravel(), weights=np.einsum("ga,gal->gl", w, dS).ravel(), minlength=len(theta))
     return ll, g
 
-# %% ../nbs/30_model_a.ipynb #324c269f
+# %% ../nbs/30_model_a.ipynb #26055181
 def log_prior(
     theta,  # success rates
     prior=(2.0, 1.0),  # Beta(a, b) parameters
@@ -414,7 +414,7 @@ def log_prior(
     "Eq. 5: Σ_m log Beta(θ_m | a, b), the prior term of the MAP objective (a = 2, b = 1 in the seed)."
     return float(np.sum(stats.beta.logpdf(np.asarray(theta, dtype=float), *prior)))
 
-# %% ../nbs/30_model_a.ipynb #bdebfb43
+# %% ../nbs/30_model_a.ipynb #7036e4e3
 def log_likelihood(
     data,  # what `prepare` takes: pattern counts, a matrix, judgments, `Triplets` or `Prepared`
     theta,  # success rate per annotator
@@ -456,7 +456,7 @@ def distinct_optima(
     out["run"] = reps
     return out
 
-# %% ../nbs/30_model_a.ipynb #f388591f
+# %% ../nbs/30_model_a.ipynb #258c13e1
 def _check_fit_options(method, optimizer, n_starts, seed, max_iter, tol, prior):
     "Model A's fitting options, checked (each error names the option)."
     check_choice("method", method, ("ml", "map")); check_choice("optimizer", optimizer, ("multistart", "annealing"))
@@ -492,7 +492,7 @@ def _fit_prepared(prep, method="map", optimizer="multistart", n_starts=20, seed=
     obj = lls + np.array([log_prior(x, (a, b)) for x in ends])
     return distinct_optima(obj, ends, names, tol, "log posterior", {"log L": lls})
 
-# %% ../nbs/30_model_a.ipynb #acee7dda
+# %% ../nbs/30_model_a.ipynb #20a86c96
 def fit_theta(
     data,  # what `prepare` takes: pattern counts, a matrix, judgments, `Triplets` or `Prepared`
     method: str = "map",  # 'ml' (eq. 3) or 'map' (eqs. 4–5)
@@ -521,7 +521,7 @@ def _draw(rng, p):
     c = np.cumsum(p, -1); c[..., -1] = 1.0
     return (rng.random(len(p))[:, None] > c).sum(axis=1)
 
-# %% ../nbs/30_model_a.ipynb #0fa89d1e
+# %% ../nbs/30_model_a.ipynb #77f59809
 def sample(
     theta,  # success rate per annotator, (n,)
     omega,  # value frequencies: (M,) shared, or (n, M) one row per annotator
@@ -580,7 +580,7 @@ def _value_posterior(prep, post):
     w = np.divide(w, w.sum(1, keepdims=True), out=np.zeros_like(w), where=w.sum(1, keepdims=True) > 0)
     return out + post[:, 7:8] * w
 
-# %% ../nbs/30_model_a.ipynb #c5fab5d9
+# %% ../nbs/30_model_a.ipynb #db05dbe7
 def posterior_states(
     data,  # what `prepare` takes: pattern counts, a matrix, judgments, `Triplets` or `Prepared`
     theta,  # success rate per annotator
@@ -591,7 +591,7 @@ def posterior_states(
     post = _state_posterior(prep, _check_theta(theta, len(prep.t.annotators)))
     return pd.DataFrame(post[prep.t.item_pattern], index=prep.t.items, columns=pd.Index(T_STATES, name="T"))
 
-# %% ../nbs/30_model_a.ipynb #a06737c1
+# %% ../nbs/30_model_a.ipynb #3ad82e0d
 def correctness(
     data,  # what `prepare` takes
     theta,  # success rate per annotator
@@ -603,7 +603,7 @@ def correctness(
     prep = prepare(data, **kwargs)
     return _correctness(prep, _state_posterior(prep, _check_theta(theta, len(prep.t.annotators))), kind)
 
-# %% ../nbs/30_model_a.ipynb #46999837
+# %% ../nbs/30_model_a.ipynb #4baeaba3
 def value_posterior(
     data,  # what `prepare` takes
     theta,  # success rate per annotator
@@ -615,7 +615,7 @@ def value_posterior(
     return pd.DataFrame(_value_posterior(prep, post)[prep.t.item_pattern], index=prep.t.items,
                         columns=pd.Index(prep.t.values, name="label"))
 
-# %% ../nbs/30_model_a.ipynb #57bb0e8a
+# %% ../nbs/30_model_a.ipynb #1845e482
 class ModelA:
     "Model A (Rzhetsky, Shatkay & Wilbur 2009) as an estimator: θ per worker by ML/MAP from triplet-judged units."
     def __init__(self,

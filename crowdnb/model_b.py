@@ -613,7 +613,7 @@ def fit(
     return FitB(table, models, pd.DataFrame({"log_lik": [r[0] for r in runs], "n_iter": n_iter.astype(int),
                                              "converged": converged.astype(bool)}))
 
-# %% ../nbs/31_model_b.ipynb #b07c6bb2
+# %% ../nbs/31_model_b.ipynb #8f3d0c9f
 class ModelB:
     "Model B (Dawid & Skene 1979; Rzhetsky et al. 2009) as an estimator: γ, one confusion matrix per worker, true-label posteriors."
     def __init__(self,
