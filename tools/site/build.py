@@ -166,7 +166,7 @@ def group_of(stem: str):
     m = re.match(r"(\d+)", stem)
     if not m: return (99, 0, stem), "Other"
     n = int(m[1][:2]) // 10 if len(m[1]) >= 2 else 0
-    return (n, int(m[1]), stem), GROUPS.get(n, f"Notebooks {n}0–{n}9")
+    return (n, int(m[1]), stem), GROUPS.get(n) or re.sub(r"^\d+[a-zA-Z]?_", "", stem).replace("_", " ").capitalize()
 
 
 def nbdev_href(stem: str) -> str:
@@ -258,6 +258,9 @@ def load_pages(nbs_dir: Path, only=None, workers: int = 2):
             pg.href = fm.get("output-file") or nbdev_href(nb.stem)
             pages.append(pg)
     pages.sort(key=lambda p: p.key)
+    first = {}
+    for p in pages:   # a decade without a layer name is named after its first notebook (60_report: "Report")
+        p.group = first.setdefault(p.key[0], p.group)
     seen = set()
     for p in pages:   # two notebooks with one output name (e.g. 10_x and 11_x): keep them apart
         if p.href in seen: p.href = p.stem + ".html"
