@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from fastcore.basics import patch
 from fastcore.meta import delegates
 from scipy import sparse
 
@@ -60,7 +61,10 @@ def _norm_rows(m: sparse.spmatrix) -> np.ndarray:
 # %% ../nbs/11_crowdtruth_v1.ipynb #36d95092
 class _Job:
     "The sparse arrays of one checked `Judgments` object, each computed once on first use."
-    def __init__(self, j: Judgments): self.j = j
+    def __init__(
+        self,
+        j: Judgments,  # a `Judgments` object that passed `_check`
+    ): self.j = j
     @cached_property
     def X(self): return self.j.work_vectors().tocsr()                      # judgments x relations (counts)
     @cached_property
@@ -92,14 +96,18 @@ def sentence_relation_score(
     return pd.DataFrame(_srs(a), index=a.j.units, columns=a.j.labels)
 
 # %% ../nbs/11_crowdtruth_v1.ipynb #933d5fec
-def sentence_clarity(sentence_relation: pd.DataFrame) -> pd.Series:
+def sentence_clarity(
+    sentence_relation: pd.DataFrame,  # what `sentence_relation_score` returned (sentence x relation)
+) -> pd.Series:
     "Clarity of each sentence: the max of its row of `sentence_relation_score`."
     if not isinstance(sentence_relation, pd.DataFrame):
         raise TypeError("sentence_clarity takes the DataFrame returned by sentence_relation_score")
     return sentence_relation.max(axis=1).rename("clarity")
 
 # %% ../nbs/11_crowdtruth_v1.ipynb #0cc56ef4
-def relation_clarity(sentence_relation: pd.DataFrame) -> pd.Series:
+def relation_clarity(
+    sentence_relation: pd.DataFrame,  # what `sentence_relation_score` returned (sentence x relation)
+) -> pd.Series:
     "Clarity of each relation: the max of its column of `sentence_relation_score`."
     if not isinstance(sentence_relation, pd.DataFrame):
         raise TypeError("relation_clarity takes the DataFrame returned by sentence_relation_score")
@@ -145,7 +153,9 @@ def relation_similarity(
     return pd.DataFrame(m, index=a.j.labels.rename("A (also annotated)"), columns=a.j.labels.rename("B (given)"))
 
 # %% ../nbs/11_crowdtruth_v1.ipynb #9053be0c
-def relation_ambiguity(similarity: pd.DataFrame) -> pd.Series:
+def relation_ambiguity(
+    similarity: pd.DataFrame,  # what `relation_similarity` returned: M[A, B] = P(A | B)
+) -> pd.Series:
     "Ambiguity of each relation R: max over A != R of P(A | R), the column max of `relation_similarity`."
     if not isinstance(similarity, pd.DataFrame) or similarity.shape[0] != similarity.shape[1]:
         raise TypeError("relation_ambiguity takes the square DataFrame returned by relation_similarity")
@@ -326,25 +336,78 @@ def worker_relation_score(
 @dataclass
 class CrowdTruthV1:
     "The CrowdTruth 1.0 metrics of one job, as DataFrames."
-    workers: pd.DataFrame
-    worker_sentence: pd.DataFrame
-    worker_relation: pd.DataFrame
-    pairwise: pd.DataFrame
-    sentences: pd.DataFrame
-    sentence_relation: pd.DataFrame
-    relations: pd.DataFrame
-    similarity: pd.DataFrame
-    subtract: str = "worker_sentence_score"
+    workers: pd.DataFrame            # worker x counts, annotations per sentence, agreement, cosine
+    worker_sentence: pd.DataFrame    # (unit, worker) x cosine, worker-sentence score
+    worker_relation: pd.DataFrame    # worker x relation: worker-relation score
+    pairwise: pd.DataFrame           # one row per ordered pair of workers: agr(w_i, w_j)
+    sentences: pd.DataFrame          # unit x counts, clarity, majority relations
+    sentence_relation: pd.DataFrame  # unit x relation: sentence-relation score
+    relations: pd.DataFrame          # relation x occurrences, P(R), clarity, ambiguity
+    similarity: pd.DataFrame         # relation x relation: M[A, B] = P(A | B)
+    subtract: str = "worker_sentence_score"  # what the worker-relation score subtracts
 
-    def similarity_table(self) -> pd.DataFrame:
-        "The seed's workbook layout: Table[A, B] = P(B | A), zero diagonal."
-        t = self.similarity.T.copy()
-        t.index.name, t.columns.name = "given", "also annotated"
-        return t
+# %% ../nbs/11_crowdtruth_v1.ipynb #692097e2
+@patch
+def similarity_table(self: CrowdTruthV1) -> pd.DataFrame:
+    "The seed's workbook layout: Table[A, B] = P(B | A), zero diagonal."
+    t = self.similarity.T.copy()
+    t.index.name, t.columns.name = "given", "also annotated"
+    return t
 
-    def __repr__(self):
-        return (f"CrowdTruthV1({len(self.sentences)} sentences, {len(self.workers)} workers, "
-                f"{len(self.relations)} relations)")
+# %% ../nbs/11_crowdtruth_v1.ipynb #278aa920
+@patch
+def __repr__(self: CrowdTruthV1):
+    return (f"CrowdTruthV1({len(self.sentences)} sentences, {len(self.workers)} workers, "
+            f"{len(self.relations)} relations)")
+
+# %% ../nbs/11_crowdtruth_v1.ipynb #cce7cae2
+def _warn_if_no_pairs(j: Judgments):
+    "Warn when no sentence has two or more workers (cosines, agreements and worker-relation scores are then NaN)."
+    if not (np.diff(j.incidence().indptr) > 1).any():
+        warnings.warn(f"no sentence has two or more workers ({j.n_units} sentences, {j.n_workers} worker(s)): worker "
+                      "cosines, agreements and worker-relation scores are NaN")
+
+# %% ../nbs/11_crowdtruth_v1.ipynb #fe2b53f0
+def _sentence_tables(a: _Job) -> tuple[pd.DataFrame, pd.DataFrame]:
+    "(sentence_relation, sentences) of `metrics`."
+    j = a.j
+    srs = pd.DataFrame(_srs(a), index=j.units, columns=j.labels)
+    maj = _majority(a)
+    labels = np.asarray(j.labels, dtype=object)
+    majority = [tuple(labels[maj.indices[b:e]]) for b, e in zip(maj.indptr[:-1], maj.indptr[1:])]
+    sentences = pd.DataFrame({"n_workers": np.diff(j.incidence().indptr),
+                              "n_annotations": (j.judgment_units() @ a.ticks).astype(int),
+                              "clarity": sentence_clarity(srs).to_numpy(), "majority": majority}, index=j.units)
+    return srs, sentences
+
+# %% ../nbs/11_crowdtruth_v1.ipynb #f8e95816
+def _relation_tables(a: _Job, srs: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    "(relations, similarity) of `metrics`, from the sentence-relation scores `srs`."
+    j = a.j
+    co = (a.Xb.T @ a.Xb).toarray()
+    occ = np.diag(co)
+    sim = pd.DataFrame(_similarity(co), index=j.labels.rename("A (also annotated)"),
+                       columns=j.labels.rename("B (given)"))
+    relations = pd.DataFrame({"occurrences": occ.astype(int), "probability": occ / occ.sum(),
+                              "clarity": relation_clarity(srs).to_numpy(),
+                              "ambiguity": relation_ambiguity(sim).to_numpy()}, index=j.labels)
+    return relations, sim
+
+# %% ../nbs/11_crowdtruth_v1.ipynb #c83a6d2c
+def _worker_tables(a: _Job, clarity: np.ndarray, rc: np.ndarray, subtract: str) -> tuple:
+    "(workers, worker_sentence, worker_relation, pairwise) of `metrics`, from sentence and relation clarity."
+    j, W = a.j, a.j.judgment_workers()
+    cos = _cosines(a)
+    wss = clarity[j.unit_code] - cos
+    pairs = _pairwise(a)
+    n_sent = W @ np.ones(j.n_judgments)
+    workers = pd.DataFrame({"n_sentences": n_sent.astype(int), "n_annotations": (W @ a.ticks).astype(int),
+                            "annotations_per_sentence": (W @ a.ticks) / n_sent,
+                            "agreement": _agreement(a, pairs), "cosine": _mean_by_worker(a, cos)}, index=j.workers)
+    order = np.lexsort((j.worker_code, j.unit_code))
+    worker_sentence = pd.DataFrame({"cosine": cos[order], "score": wss[order]}, index=_judgment_index(j, order))
+    wr = rc[None, :] - _worker_relation(a, wss if subtract == "worker_sentence_score" else cos)
+    return workers, worker_sentence, pd.DataFrame(wr, index=j.workers, columns=j.labels), pairs
 
 # %% ../nbs/11_crowdtruth_v1.ipynb #a153f35d
 @delegates(as_judgments, but=["data"])
@@ -357,40 +420,11 @@ def metrics(
     "All CrowdTruth 1.0 worker, sentence and relation metrics of a job, as DataFrames indexed by the workers', sentences' and relations' ids."
     check_choice("subtract", subtract, _SUBTRACT)
     a = _job(data, **kwargs)
-    j = a.j
-    if not (np.diff(j.incidence().indptr) > 1).any():
-        warnings.warn(f"no sentence has two or more workers ({j.n_units} sentences, {j.n_workers} worker(s)): worker "
-                      "cosines, agreements and worker-relation scores are NaN")
-    W, U = j.judgment_workers(), j.judgment_units()
-    # sentences
-    srs = pd.DataFrame(_srs(a), index=j.units, columns=j.labels)
-    clarity = sentence_clarity(srs)
-    maj = _majority(a)
-    labels = np.asarray(j.labels, dtype=object)
-    majority = [tuple(labels[maj.indices[b:e]]) for b, e in zip(maj.indptr[:-1], maj.indptr[1:])]
-    sentences = pd.DataFrame({"n_workers": np.diff(j.incidence().indptr), "n_annotations": (U @ a.ticks).astype(int),
-                              "clarity": clarity.to_numpy(), "majority": majority}, index=j.units)
-    # relations
-    co = (a.Xb.T @ a.Xb).toarray()
-    occ = np.diag(co)
-    sim = pd.DataFrame(_similarity(co), index=j.labels.rename("A (also annotated)"),
-                       columns=j.labels.rename("B (given)"))
-    relations = pd.DataFrame({"occurrences": occ.astype(int), "probability": occ / occ.sum(),
-                              "clarity": relation_clarity(srs).to_numpy(),
-                              "ambiguity": relation_ambiguity(sim).to_numpy()}, index=j.labels)
-    # workers
-    cos = _cosines(a)
-    wss = clarity.to_numpy()[j.unit_code] - cos
-    pairs = _pairwise(a)
-    n_sent = W @ np.ones(j.n_judgments)
-    workers = pd.DataFrame({"n_sentences": n_sent.astype(int), "n_annotations": (W @ a.ticks).astype(int),
-                            "annotations_per_sentence": (W @ a.ticks) / n_sent,
-                            "agreement": _agreement(a, pairs), "cosine": _mean_by_worker(a, cos)}, index=j.workers)
-    order = np.lexsort((j.worker_code, j.unit_code))
-    worker_sentence = pd.DataFrame({"cosine": cos[order], "score": wss[order]}, index=_judgment_index(j, order))
-    rc = relations["clarity"].to_numpy()
-    wr = rc[None, :] - _worker_relation(a, wss if subtract == "worker_sentence_score" else cos)
-    worker_relation = pd.DataFrame(wr, index=j.workers, columns=j.labels)
+    _warn_if_no_pairs(a.j)
+    srs, sentences = _sentence_tables(a)
+    relations, sim = _relation_tables(a, srs)
+    workers, worker_sentence, worker_relation, pairs = _worker_tables(
+        a, sentences["clarity"].to_numpy(), relations["clarity"].to_numpy(), subtract)
     return CrowdTruthV1(workers, worker_sentence, worker_relation, pairs, sentences, srs, relations, sim, subtract)
 
 # %% ../nbs/11_crowdtruth_v1.ipynb #dff648b2
@@ -450,6 +484,27 @@ def job_name(
         raise ValueError(f"job_id {job_id!r} cannot be part of a file name (empty, or holds one of \\ / : * ? \" < > |)")
     return job
 
+# %% ../nbs/11_crowdtruth_v1.ipynb #41483842
+def _out_folder(folder) -> Path:
+    "`folder` as a Path, created if missing; an error if it exists and is not a directory."
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir(): raise ValueError(f"folder {str(folder)!r} exists and is not a directory")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+# %% ../nbs/11_crowdtruth_v1.ipynb #34f83661
+def _workbooks(r: CrowdTruthV1, job: str, folder: Path) -> dict:
+    "path -> {sheet name -> DataFrame} of the two CrowdTruth 1.0 workbooks of the result `r`."
+    sent = r.sentences.assign(majority=r.sentences["majority"].map(lambda t: ", ".join(map(str, t))))
+    sent = sent.join(r.sentence_relation.rename(columns=lambda c: f"score: {c}"))
+    return {
+        folder / f"{job}_workerMetrics.xlsx": {
+            "workerMetrics": r.workers, "workerSentenceScore": r.worker_sentence,
+            "workerRelationScore": r.worker_relation.rename_axis(index="worker", columns=None)},
+        folder / f"{job}_sentenceMetrics.xlsx": {
+            "sentenceMetrics": sent, "relationMetrics": r.relations.rename_axis("relation"),
+            "relationSimilarity": r.similarity_table().rename_axis(index="given \\ also annotated", columns=None)}}
+
 # %% ../nbs/11_crowdtruth_v1.ipynb #dfa75575
 def write_workbooks(
     result: CrowdTruthV1,  # what `metrics` returned
@@ -460,26 +515,18 @@ def write_workbooks(
     if not isinstance(result, CrowdTruthV1):
         raise TypeError(f"result must be the CrowdTruthV1 returned by metrics(), not {type(result).__name__}")
     job = job_name(job_id)
-    folder = Path(folder)
-    if folder.exists() and not folder.is_dir(): raise ValueError(f"folder {str(folder)!r} exists and is not a directory")
-    folder.mkdir(parents=True, exist_ok=True)
-    r = result
-    sent = r.sentences.assign(majority=r.sentences["majority"].map(lambda t: ", ".join(map(str, t))))
-    sent = sent.join(r.sentence_relation.rename(columns=lambda c: f"score: {c}"))
-    sheets = {
-        folder / f"{job}_workerMetrics.xlsx": {
-            "workerMetrics": r.workers, "workerSentenceScore": r.worker_sentence,
-            "workerRelationScore": r.worker_relation.rename_axis(index="worker", columns=None)},
-        folder / f"{job}_sentenceMetrics.xlsx": {
-            "sentenceMetrics": sent, "relationMetrics": r.relations.rename_axis("relation"),
-            "relationSimilarity": r.similarity_table().rename_axis(index="given \\ also annotated", columns=None)}}
+    sheets = _workbooks(result, job, _out_folder(folder))
     for path, book in sheets.items():
         for name, df in book.items(): _sheet(df, name)
     for path, book in sheets.items(): _write_xlsx(path, book)
     return tuple(sheets)
 
 # %% ../nbs/11_crowdtruth_v1.ipynb #668be8c5
-def plot_relation_similarity(result: CrowdTruthV1, ax=None, cmap: str = "viridis"):
+def plot_relation_similarity(
+    result: CrowdTruthV1,  # what `metrics` returned
+    ax=None,  # the matplotlib Axes to draw on (a new figure if None)
+    cmap: str = "viridis",  # the matplotlib colour map
+):
     "Heat map of Table[A, B] = P(B | A) (row: given relation, column: relation also annotated); returns the Axes."
     import matplotlib.pyplot as plt
     if not isinstance(result, CrowdTruthV1): raise TypeError("plot_relation_similarity takes the result of metrics()")
@@ -492,7 +539,12 @@ def plot_relation_similarity(result: CrowdTruthV1, ax=None, cmap: str = "viridis
     ax.figure.colorbar(im, ax=ax, fraction=0.046)
     return ax
 
-def plot_sentence_clarity(result: CrowdTruthV1, ax=None, bins: int = 20):
+# %% ../nbs/11_crowdtruth_v1.ipynb #57b149b5
+def plot_sentence_clarity(
+    result: CrowdTruthV1,  # what `metrics` returned
+    ax=None,  # the matplotlib Axes to draw on (a new figure if None)
+    bins: int = 20,  # the number of bins over [0, 1]
+):
     "Histogram of sentence clarity; returns the Axes."
     import matplotlib.pyplot as plt
     if not isinstance(result, CrowdTruthV1): raise TypeError("plot_sentence_clarity takes the result of metrics()")
