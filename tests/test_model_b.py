@@ -269,3 +269,21 @@ def test_large_matrix_without_deduplication(monkeypatch):
     big = em(x, max_iter=20, tol=0)
     assert np.isclose(big.log_lik, small.log_lik, rtol=0, atol=1e-8)
     np.testing.assert_allclose(big.posterior, small.posterior, atol=1e-10)
+
+
+def test_low_level_fit_reads_a_long_table():
+    "model_b.fit(df) reads a long table (it used to read it as a matrix and fail on its object columns)."
+    df = _four_ways_data()
+    f = fit(df, method="em", n_starts=2, seed=0, init="vote")
+    j = as_judgments(df)
+    assert np.isclose(f.optima.log_lik[0], ModelB(n_starts=2, seed=0, relabel=False).fit(j).log_lik_)
+    assert [c for c in f.optima.columns if c.startswith("θ[")] == [f"θ[{x}]" for x in range(1, j.n_workers + 1)]
+
+
+def test_closed_label_set_with_an_unused_label():
+    "A declared label nobody chose gets γ = 0 and keeps its column: the label set is the caller's."
+    df = _four_ways_data()
+    m = ModelB().fit(df, labels=["L0", "L1", "L2", "L3"])
+    assert list(m.posterior_.columns) == ["L0", "L1", "L2", "L3"]
+    assert m.gamma_["L3"] == 0 and np.allclose(m.posterior_["L3"], 0)
+    np.testing.assert_allclose(m.confusion_.sum(axis=1).to_numpy(), 1)
