@@ -535,3 +535,71 @@ def _dawid_skene_run(a) -> int:
         for name, df in t.items(): write_csv(df, out / f"{name}.csv", index=name != "optima")
         print(f"wrote {', '.join(f'{k}.csv' for k in t)} to {out}", file=sys.stderr)
     return 0
+
+# %% ../nbs/90_cli.ipynb #1464a04d
+@_subcommand
+def _report_parser(sub):
+    p = sub.add_parser("report", formatter_class=_Formatter, help="an annotation-quality report (HTML, notebook, summary.csv)",
+                       description="Execute the report notebook of crowdnb on a judgments file: agreement, CrowdTruth, "
+                                   "Dawid-Skene, trust coefficients and a summary of whom to trust and what is unclear "
+                                   "(crowdnb.report.report). Writes report.html, report.ipynb and summary.csv to --out.",
+                       epilog="examples:\n  crowdnb report judgments.csv --unit item --worker annotator --label answer --out report/\n"
+                              "  crowdnb report likert.csv --labels 1,2,3,4,5 --level ordinal --out report/\n"
+                              "  crowdnb report form_export.csv --form --rater 'Email Address' --out report/\n"
+                              "  crowdnb report ratings.csv --key key.conll --response response.conll --errors errors.csv --out report/")
+    _input_options(p)
+    next(x for x in p._actions if x.dest == "data").nargs = "?"        # a coreference study may have no ratings
+    g = p.add_argument_group("method")
+    g.add_argument("--level", choices=list(LEVELS), help="level of measurement (default: the strongest the labels allow)")
+    g.add_argument("--n-boot", type=int, default=1000, metavar="N", help="bootstrap resamples of alpha's interval (default: %(default)s)")
+    g.add_argument("--ci", type=float, default=0.95, help="coverage of the interval (default: %(default)s)")
+    g.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and of Dawid-Skene (default: %(default)s)")
+    g.add_argument("--top", type=int, default=10, metavar="N", help="units and label pairs listed in the summary (default: %(default)s)")
+    g = p.add_argument_group("web-form export")
+    g.add_argument("--form", action="store_true", help="FILE is a form export: a row per submission, a column per question")
+    g.add_argument("--rater", metavar="COL", help="with --form: the column naming the rater (default: Rater, Name, Email, ...)")
+    g.add_argument("--timestamp", metavar="COL", help="with --form: the submission time column (default: Timestamp, ... if any)")
+    g = p.add_argument_group("coreference study")
+    g.add_argument("--key", metavar="KEY.conll", help="the gold CoNLL file")
+    g.add_argument("--response", metavar="RESPONSE.conll", help="the CoNLL file of the items the raters judged")
+    g.add_argument("--errors", metavar="ERRORS.csv", help="error counts per item: the item id first, a column per error type")
+    g = p.add_argument_group("output")
+    g.add_argument("--out", metavar="DIR", default="report", help="folder for report.html, report.ipynb, summary.csv (default: %(default)s)")
+    g.add_argument("--title", help="the title of the report")
+    p.set_defaults(run=_report_run)
+
+# %% ../nbs/90_cli.ipynb #0cdb4995
+def _report_data(a):
+    "The judgments argument and the input options for `report.report` from the flags."
+    from crowdnb import report as rp
+    long_flags = [f"--{k.replace('_', '-')}" for k in _LONG_ONLY if getattr(a, k) != _DEFAULTS[k]]
+    if a.form:
+        if a.wide: raise ValueError("--form and --wide are two layouts of FILE: give one")
+        if long_flags: raise ValueError(f"{', '.join(long_flags)} appl{'ies' if len(long_flags) == 1 else 'y'} to a long table, not with --form")
+        labels = None if a.labels is None else _split_list(a.labels, "--labels")
+        return rp.read_form(_existing(a.data, "form"), rater=a.rater, timestamp=a.timestamp, labels=labels,
+                            delimiter=a.delimiter), {}
+    if a.rater or a.timestamp: raise ValueError("--rater and --timestamp apply to a form export (--form)")
+    if a.data is None: return None, {}
+    if a.wide or a.labels is not None: return _load(a), {}      # declared labels are typed as the file's labels
+    _existing(a.data, "judgments")
+    return a.data, dict({k: getattr(a, k) for k in _LONG_ONLY if getattr(a, k) != _DEFAULTS[k]},
+                        **({"delimiter": a.delimiter} if a.delimiter != "," else {}))
+
+def _report_run(a) -> int:
+    "Run `crowdnb report`."
+    from crowdnb import report as rp
+    _check_out_dir(a.out)
+    if (a.key is None) != (a.response is None): raise ValueError("--key and --response go together (a coreference study)")
+    if a.errors is not None and a.key is None: raise ValueError("--errors belongs to a coreference study, with --key and --response")
+    if a.data is None and a.key is None: raise ValueError("give FILE (the judgments), or --key and --response for a coreference study")
+    data, kw = _report_data(a)
+    for what, f in (("key", a.key), ("response", a.response), ("errors", a.errors)):
+        if f is not None: _existing(f, what)
+    page = rp.report(data, out=a.out, level=a.level, n_boot=a.n_boot, ci=a.ci, seed=a.seed, top=a.top, key=a.key,
+                     response=a.response, errors=a.errors, title=a.title, **kw)
+    summary = pd.read_csv(page.parent / "summary.csv", keep_default_na=False)
+    w = summary[summary["kind"] == "worker"].set_index("id")[["methods"]]
+    _print_table(w, f"flagged workers ({len(w)})" if len(w) else "no flagged worker")
+    print(f"wrote report.html, report.ipynb, summary.csv to {page.parent}", file=sys.stderr)
+    return 0
