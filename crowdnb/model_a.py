@@ -268,19 +268,23 @@ def _from_counts(counts, values):
                     np.arange(keep.sum()), pd.Index([names[(a * len(values) + b) * len(values) + c] for a, b, c in v[keep]],
                                                    name="pattern"))
 
+@delegates(as_judgments, but=["data", "labels"])
 def triplets(
     data,  # Triplets, pattern counts ({'112': n} or an M x M x M array), an items x annotators matrix, or judgments
     missing=-1,  # the missing marker of a matrix (NaN/None are always missing)
     labels=None,  # the admissible values in code order (default: those that occur, sorted)
     incomplete: str = "error",  # items without exactly 3 annotations: 'error' or 'drop'
+    **kwargs,  # input options of `as_judgments` when `data` is a long table or a CSV path
 ) -> Triplets:
     "Low-level: count the distinct triplet patterns of pattern counts, a matrix, or judgments (a long table goes through `as_judgments`)."
+    if kwargs and not isinstance(data, (pd.DataFrame, str, os.PathLike)):
+        raise TypeError(f"{', '.join(kwargs)}: input options apply to a table or a CSV path, not to {type(data).__name__}")
     if isinstance(data, Triplets): return data
     if isinstance(data, (dict, pd.Series)) or (isinstance(data, np.ndarray) and data.ndim == 3):
         return _from_counts(data, labels)
     check_choice("incomplete", incomplete, ("error", "drop"))
     names = None
-    if isinstance(data, (pd.DataFrame, str, os.PathLike)): data = as_judgments(data)   # a table is always long
+    if isinstance(data, (pd.DataFrame, str, os.PathLike)): data = as_judgments(data, **kwargs)   # a table is always long
     if isinstance(data, Judgments):
         names = pd.Index(data.labels if labels is None else list(labels))
         lut = names.get_indexer(data.labels)
@@ -332,15 +336,17 @@ def triplets(
                     item_pattern.ravel(), pd.Index(items))
 
 # %% ../nbs/30_model_a.ipynb #7424c45c
+@delegates(as_judgments, but=["data", "labels"])
 def estimate_omega(
     data,  # what `triplets` takes: pattern counts, a matrix, or judgments
     per_annotator: bool = False,  # one row of frequencies per annotator instead of pooled
     missing=-1,  # the missing marker of a matrix
     labels=None,  # the admissible values in code order
     incomplete: str = "error",  # items without exactly 3 annotations: 'error' or 'drop'
+    **kwargs,  # input options of `as_judgments` when `data` is a long table or a CSV path
 ) -> np.ndarray:
     "Low-level: ω̂, the observed value frequencies, pooled over evaluators (M,) or one row per evaluator (n, M)."
-    t = triplets(data, missing=missing, labels=labels, incomplete=incomplete)
+    t = triplets(data, missing=missing, labels=labels, incomplete=incomplete, **kwargs)
     n = np.zeros((len(t.annotators), t.n_values))
     np.add.at(n, (t.groups[t.group].ravel(), t.v.ravel()), np.repeat(t.count, 3))
     if not per_annotator: return n.sum(axis=0) / n.sum()
@@ -361,6 +367,7 @@ class Prepared:
     log_beta: float        # Σ count log β: the θ-free part of log L
 
 # %% ../nbs/30_model_a.ipynb #c332fca3
+@delegates(as_judgments, but=["data", "labels"])
 def prepare(
     data,  # what `triplets` takes (pattern counts, a matrix, judgments, `Triplets`), or a `Prepared`
     omega=None,  # value frequencies (M,) or (n, M); default: the observed frequencies (`estimate_omega`)
@@ -369,10 +376,11 @@ def prepare(
     missing=-1,  # the missing marker of a matrix
     labels=None,  # the admissible values in code order
     incomplete: str = "error",  # items without exactly 3 annotations: 'error' or 'drop'
+    **kwargs,  # input options of `as_judgments` when `data` is a long table or a CSV path
 ) -> Prepared:
     "Low-level: count patterns once and fix ω, the α's and the β's (all that does not depend on θ)."
     if isinstance(data, Prepared): return data
-    t = triplets(data, missing=missing, labels=labels, incomplete=incomplete)
+    t = triplets(data, missing=missing, labels=labels, incomplete=incomplete, **kwargs)
     om = estimate_omega(t, per_annotator_omega) if omega is None else _check_omega(omega)
     if om.shape[-1] != t.n_values:
         raise ValueError(f"omega has {om.shape[-1]} values but the data have {t.n_values}: {list(t.values)}")
@@ -415,6 +423,7 @@ def log_prior(
     return float(np.sum(stats.beta.logpdf(np.asarray(theta, dtype=float), *prior)))
 
 # %% ../nbs/30_model_a.ipynb #7036e4e3
+@delegates(as_judgments, but=["data", "labels"])
 def log_likelihood(
     data,  # what `prepare` takes: pattern counts, a matrix, judgments, `Triplets` or `Prepared`
     theta,  # success rate per annotator
@@ -424,9 +433,10 @@ def log_likelihood(
     missing=-1,  # the missing marker of a matrix
     labels=None,  # the admissible values in code order
     incomplete: str = "error",  # items without exactly 3 annotations: 'error' or 'drop'
+    **kwargs,  # input options of `as_judgments` when `data` is a long table or a CSV path
 ) -> float:
     "Low-level: eqs. 2–3, log P(V | Θ) summed over the items at success rates `theta`."
-    prep = prepare(data, omega, alpha, per_annotator_omega, missing, labels, incomplete)
+    prep = prepare(data, omega, alpha, per_annotator_omega, missing, labels, incomplete, **kwargs)
     return _loglik(prep, _check_theta(theta, len(prep.t.annotators)))
 
 # %% ../nbs/30_model_a.ipynb #c54adf36
@@ -493,6 +503,7 @@ def _fit_prepared(prep, method="map", optimizer="multistart", n_starts=20, seed=
     return distinct_optima(obj, ends, names, tol, "log posterior", {"log L": lls})
 
 # %% ../nbs/30_model_a.ipynb #20a86c96
+@delegates(as_judgments, but=["data", "labels"])
 def fit_theta(
     data,  # what `prepare` takes: pattern counts, a matrix, judgments, `Triplets` or `Prepared`
     method: str = "map",  # 'ml' (eq. 3) or 'map' (eqs. 4–5)
@@ -509,10 +520,11 @@ def fit_theta(
     missing=-1,  # the missing marker of a matrix
     labels=None,  # the admissible values in code order
     incomplete: str = "error",  # items without exactly 3 annotations: 'error' or 'drop'
+    **kwargs,  # input options of `as_judgments` when `data` is a long table or a CSV path
 ) -> pd.DataFrame:
     "Low-level: ML or MAP estimates of θ from `n_starts` starts; one row per distinct optimum (Table 10's layout), best first."
     _check_fit_options(method, optimizer, n_starts, seed, max_iter, tol, prior)
-    prep = prepare(data, omega, alpha, per_annotator_omega, missing, labels, incomplete)
+    prep = prepare(data, omega, alpha, per_annotator_omega, missing, labels, incomplete, **kwargs)
     return _fit_prepared(prep, method, optimizer, n_starts, seed, progress, max_iter, tol, prior)
 
 # %% ../nbs/30_model_a.ipynb #16c8750b
@@ -584,7 +596,7 @@ def _value_posterior(prep, post):
 def posterior_states(
     data,  # what `prepare` takes: pattern counts, a matrix, judgments, `Triplets` or `Prepared`
     theta,  # success rate per annotator
-    **kwargs,  # omega, alpha, per_annotator_omega, missing, labels, incomplete: as in `prepare`
+    **kwargs,  # omega, alpha, per_annotator_omega, missing, labels, incomplete and input options: as in `prepare`
 ) -> pd.DataFrame:
     "Low-level: eq. 7 / Table 8 per item, P(T_ijk | V_ijk, Θ) in eight columns CCC … III."
     prep = prepare(data, **kwargs)
@@ -596,7 +608,7 @@ def correctness(
     data,  # what `prepare` takes
     theta,  # success rate per annotator
     kind: str = "map",  # 'map': the label C/I of the MAP state (eq. 6); 'prob': P(correct)
-    **kwargs,  # omega, alpha, per_annotator_omega, missing, labels, incomplete: as in `prepare`
+    **kwargs,  # omega, alpha, per_annotator_omega, missing, labels, incomplete and input options: as in `prepare`
 ) -> pd.DataFrame:
     "Low-level: eq. 6 per item and annotator, 'C'/'I' (empty where not annotated) or the probability of being correct."
     check_choice("kind", kind, ("map", "prob"))
@@ -607,7 +619,7 @@ def correctness(
 def value_posterior(
     data,  # what `prepare` takes
     theta,  # success rate per annotator
-    **kwargs,  # omega, alpha, per_annotator_omega, missing, labels, incomplete: as in `prepare`
+    **kwargs,  # omega, alpha, per_annotator_omega, missing, labels, incomplete and input options: as in `prepare`
 ) -> pd.DataFrame:
     "Low-level: P(correct value | V, Θ) per item (items x values), from Table 8 and the III term above."
     prep = prepare(data, **kwargs)
