@@ -8,6 +8,7 @@ Docs: https://crowdnb.github.io/crowdnb/core.html.md"""
 from __future__ import annotations
 import os
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from numbers import Integral, Real
 
@@ -184,27 +185,37 @@ def _numbers(vals):
     whole = all(float(x).is_integer() for x in vals)
     return (lambda x: int(x)) if whole else (lambda x: float(x))
 
-def _parse_answers(s: pd.Series, label, sep, line_offset) -> list:
-    "Raw answer column -> list of label tuples (str or number labels, never mixed); vectorised for plain columns."
+def _answer_table(s: pd.Series, sep):
+    "Plain string or number column -> (distinct answers as label tuples, index of each row's answer), or None for other columns."
+    if isinstance(s.dtype, (pd.StringDtype, pd.CategoricalDtype)) or s.dtype == object:
+        kind = pd.api.types.infer_dtype(s, skipna=True)
+        if kind not in ("string", "empty", "categorical"): return None
+        codes, uniq = pd.factorize(s)                         # missing -> -1
+        uniq = np.asarray(uniq, dtype=object)
+        if kind == "categorical" and pd.api.types.infer_dtype(uniq, skipna=True) not in ("string", "empty"): return None
+        parts = (lambda u: (u.strip(),) if u.strip() else ()) if sep is None else \
+                (lambda u: tuple(p.strip() for p in u.split(sep) if p.strip()))
+        table = [parts(u) for u in uniq.tolist()] + [()]      # over distinct answers, not rows
+    elif pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype) and \
+            not pd.api.types.is_extension_array_dtype(s.dtype):
+        v = s.to_numpy(float)
+        codes, uniq = pd.factorize(v)                         # NaN -> -1
+        if np.isinf(uniq).any(): return None                  # named by the row-wise path
+        conv = int if np.all(np.mod(uniq, 1) == 0) else float
+        table = [(conv(x),) for x in uniq.tolist()] + [()]
+    else: return None
+    return table, np.where(codes < 0, len(table) - 1, codes)
+
+def _parse_answers(s: pd.Series, label, sep, line_offset) -> tuple[list, np.ndarray]:
+    "Raw answer column -> (distinct answers as label tuples, str or number labels never mixed; the answer of each row), vectorised for plain columns."
+    fast = _answer_table(s, sep)
+    if fast is not None: return fast
     s = _plain(s)
     kind = pd.api.types.infer_dtype(s, skipna=True)
-    if kind in ("string", "empty"):                       # plain strings (or all missing): vectorised split
-        t = s.reset_index(drop=True).astype(object)       # positions, not the caller's index
-        t = t.where(t.notna(), "")
-        occ = (t.str.split(sep, regex=False).explode() if sep is not None else t).str.strip()
-        occ = occ[occ.notna() & occ.ne("")]
-        if len(occ) == len(s) and not occ.index.has_duplicates:   # one label per answer: the common case
-            return [(x,) for x in occ.reindex(range(len(s))).tolist()]
-        rows = occ.index.to_numpy(); vals = occ.to_numpy()
-        bounds = np.searchsorted(rows, np.arange(len(s) + 1))
-        return [tuple(vals[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
     if kind in ("integer", "floating", "mixed-integer-float") and s.dtype != object:
         v = s.to_numpy(float)
         bad = np.flatnonzero(np.isinf(v))
         if len(bad): raise ValueError(f"label column {label!r} holds an infinite value at {_rows_msg(bad, line_offset)}")
-        ok = ~np.isnan(v)
-        conv = int if np.all(np.mod(v[ok], 1) == 0) else float
-        return [(conv(x),) if k else () for x, k in zip(v.tolist(), ok.tolist())]
     answers = [_split_answer(v, sep) for v in s.tolist()]    # lists, mixed types: check each label
     kinds = {}
     for r, ans in enumerate(answers):
@@ -220,7 +231,7 @@ def _parse_answers(s: pd.Series, label, sep, line_offset) -> list:
     if "num" in kinds:
         conv = _numbers([x for a in answers for x in a])
         answers = [tuple(conv(x) for x in a) for a in answers]
-    return answers
+    return answers, np.arange(len(answers))
 
 # %% ../nbs/00_core.ipynb #7a6d3918
 @dataclass(eq=False)
@@ -258,7 +269,11 @@ class Judgments:
     @property
     def multi_label(self):
         "True when some judgment holds more than one label."
-        return bool((self.frame["labels"].map(len) > 1).any())
+        if "label_codes" in self._cache:                  # sorted rows: a repeated row holds several labels
+            rows = self._cache["label_codes"][0]
+            return bool(len(rows) > 1 and (rows[1:] == rows[:-1]).any())
+        col = self.frame["labels"].to_numpy(dtype=object)
+        return bool((np.fromiter(map(len, col), np.int64, count=len(col)) > 1).any())
 
     def __repr__(self):
         kind = "closed" if self.closed else "open"
@@ -267,7 +282,17 @@ class Judgments:
 
 # %% ../nbs/00_core.ipynb #bcd12b88
 def _check_ids(df, col, what, line_offset):
-    s = _plain(df[col])
+    s = df[col]
+    if isinstance(s.dtype, (pd.StringDtype, pd.CategoricalDtype)) or s.dtype == object:   # ids checked per distinct id
+        codes, uniq = pd.factorize(s)
+        uniq = np.asarray(uniq, dtype=object)
+        if pd.api.types.infer_dtype(uniq, skipna=True) in ("string", "mixed", "mixed-integer", "mixed-integer-float", "boolean"):
+            text = [str(u).strip() for u in uniq.tolist()]
+            blank = np.array([t == "" for t in text] + [True])
+            bad = np.flatnonzero(blank[codes])                  # codes -1 (missing) read the last entry
+            if len(bad): raise ValueError(f"{what} column {col!r} has missing ids at {_rows_msg(bad, line_offset)}")
+            return pd.Series(pd.Index(text, dtype=str).take(codes), index=df.index)
+    s = _plain(s)
     bad = np.flatnonzero(s.isna().to_numpy() | s.astype(str).str.strip().eq("").to_numpy())
     if len(bad): raise ValueError(f"{what} column {col!r} has missing ids at {_rows_msg(bad, line_offset)}")
     kind = pd.api.types.infer_dtype(s, skipna=True)
@@ -297,10 +322,23 @@ def _label_set(labels):
     if idx.has_duplicates: raise ValueError(f"labels repeats {list(idx[idx.duplicated()])}")
     return out
 
-def _from_frame(df, unit="unit", worker="worker", label="label", *, sep=None, labels=None, empty="error",
-                none_token="none", duplicates="error", dimension=None, started=None, submitted=None,
-                line_offset=None, source="the table"):
+def _duplicated(out: pd.DataFrame, key: list) -> np.ndarray:
+    "Rows whose `key` columns repeat another row's (all of them marked), from integer codes of the columns."
+    code, n = np.zeros(len(out), np.int64), 1
+    for c in key:
+        k, u = pd.factorize(out[c])
+        if n * (len(u) + 1) >= 2**62: return out.duplicated(key, keep=False).to_numpy()
+        code, n = code * (len(u) + 1) + k + 1, n * (len(u) + 1)
+    return pd.Series(code).duplicated(keep=False).to_numpy()
+
+def _from_frame(df, unit="unit", worker="worker", label="label", **kwargs):
     "Canonical frame (unit, worker, labels, count, ...) and label set from a long table; every check names its culprit."
+    return _frame_and_codes(df, unit, worker, label, **kwargs)[:2]
+
+def _frame_and_codes(df, unit="unit", worker="worker", label="label", *, sep=None, labels=None, empty="error",
+                     none_token="none", duplicates="error", dimension=None, started=None, submitted=None,
+                     line_offset=None, source="the table"):
+    "`_from_frame` plus the flat (row, label code) pairs when they follow from the distinct answers (else None)."
     if len(df) == 0: raise ValueError(f"judgments are empty: {source} has no rows")
     check_choice("empty", empty, ("error", "drop", "label"))
     check_choice("duplicates", duplicates, ("error", "last", "count"))
@@ -313,39 +351,54 @@ def _from_frame(df, unit="unit", worker="worker", label="label", *, sep=None, la
         if cols[k] is not None:
             try: out[k] = pd.to_datetime(df[cols[k]]).to_numpy()
             except (ValueError, TypeError) as e: raise ValueError(f"{k} column {cols[k]!r} is not a time: {e}") from None
-    answers = _parse_answers(df[label], label, sep, line_offset)
-    empties = [r for r, a in enumerate(answers) if not a]
-    if empties:
+    table, ids = _parse_answers(df[label], label, sep, line_offset)   # distinct answers, and each row's
+    size = np.fromiter(map(len, table), np.int64, count=len(table))
+    empties = np.flatnonzero(size[ids] == 0)
+    if len(empties):
         if empty == "error":
             raise ValueError(f"label column {label!r} has empty answers at {_rows_msg(empties, line_offset)}; "
                              "pass empty='drop' or empty='label' to keep going")
         if empty == "label":
-            answers = [a if a else (none_token,) for a in answers]
-    out["labels"] = answers
+            table = table + [(none_token,)]
+            size = np.append(size, 1)
+            ids = np.where(size[ids] == 0, len(table) - 1, ids)
+    tuples = np.fromiter(table, dtype=object, count=len(table))
+    out["labels"] = tuples[ids]                               # shared tuple objects, one per distinct answer
     out["count"] = 1
     out["_row"] = np.arange(len(df))
-    if empties and empty == "drop":
-        out = out[out["labels"].map(len) > 0]
+    if len(empties) and empty == "drop":
+        ok = size[ids] > 0
+        out, ids = out[ok], ids[ok]
         if len(out) == 0: raise ValueError(f"label column {label!r}: every answer is empty")
+    used = np.flatnonzero(np.bincount(ids, minlength=len(table)))
     # closed label set
     if labels is not None:
         labels = pd.Index(labels)
-        if empty == "label" and none_token not in labels and empties: labels = labels.append(pd.Index([none_token]))
+        if empty == "label" and none_token not in labels and len(empties): labels = labels.append(pd.Index([none_token]))
         allowed = set(labels)
-        bad = [(r, x) for r, a in zip(out["_row"], out["labels"]) for x in a if x not in allowed]
-        if bad:
-            shown = sorted({repr(x) for _, x in bad})[:5]
+        outside = np.array([any(x not in allowed for x in t) for t in table], dtype=bool)
+        if outside[used].any():
+            shown = sorted({repr(x) for k in used[outside[used]] for x in table[k] if x not in allowed})[:5]
             raise ValueError(f"label column {label!r} has labels outside the declared set ({', '.join(shown)}) at "
-                             f"{_rows_msg(sorted({r for r, _ in bad}), line_offset)}")
+                             f"{_rows_msg(out['_row'].to_numpy()[outside[ids]], line_offset)}")
     else:
-        labels = pd.Index(sorted({x for a in out["labels"] for x in a}))
+        labels = pd.Index(sorted({x for k in used for x in table[k]}))
     labels.name = "label"
     # duplicates
     key = ["unit", "worker"] + (["dimension"] if dimension is not None else [])
-    dup = out.duplicated(key, keep=False)
+    dup = _duplicated(out, key)
+    if not dup.any():                                         # the label codes, from the distinct answers
+        first = np.cumsum(size) - size
+        flat = labels.get_indexer(list(chain.from_iterable(table)))
+        n = size[ids]
+        if (n == 1).all(): codes = (np.arange(len(ids)), flat[first[ids]])
+        else:
+            rows = np.repeat(np.arange(len(ids)), n)
+            codes = (rows, flat[np.repeat(first[ids] - (np.cumsum(n) - n), n) + np.arange(len(rows))])
+        return out.drop(columns="_row"), labels, codes
     if dup.any():
         if duplicates == "error":
-            rows = out.loc[dup, "_row"].tolist()
+            rows = out["_row"].to_numpy()[dup].tolist()
             raise ValueError(f"duplicate judgments (same {'/'.join(key)}) at {_rows_msg(rows, line_offset)}; "
                              "pass duplicates='last' or duplicates='count'")
         if duplicates == "last":
@@ -355,7 +408,7 @@ def _from_frame(df, unit="unit", worker="worker", label="label", *, sep=None, la
             agg = {c: "first" for c in out.columns if c not in key}
             agg.update(labels=lambda s: tuple(x for a in s for x in a), count="sum", _row="min")
             out = out.groupby(key, sort=False, as_index=False).agg(agg).sort_values("_row")
-    return out.drop(columns="_row"), labels
+    return out.drop(columns="_row"), labels, None
 
 # %% ../nbs/00_core.ipynb #9110da99
 FORMATS = {
@@ -448,8 +501,10 @@ def as_judgments(
         raise ValueError(f"{source} lacks the column(s) {', '.join(missing)}; its columns are "
                          f"{list(map(str, data.columns))}{hint}")
     opts = {k: given[k] for k in ("sep", "labels", "empty", "none_token", "duplicates")}
-    frame, label_set = _from_frame(data, **spec, **opts, line_offset=line_offset, source=source)
-    return Judgments(frame, label_set, closed=labels is not None)
+    frame, label_set, codes = _frame_and_codes(data, **spec, **opts, line_offset=line_offset, source=source)
+    j = Judgments(frame, label_set, closed=labels is not None)
+    if codes is not None: j._cache["label_codes"] = codes     # known from the distinct answers: no pass over tuples
+    return j
 
 # %% ../nbs/00_core.ipynb #fe06a282
 def _columns(df, given) -> dict:
@@ -496,10 +551,12 @@ def _cached(self, key, fn):
 def label_codes(self: Judgments) -> tuple[np.ndarray, np.ndarray]:
     "Flat (judgment row, label code) pairs, one per label occurrence."
     def make():
-        lens = self.frame["labels"].map(len).to_numpy()
+        col = self.frame["labels"].to_numpy(dtype=object)
+        lens = np.fromiter(map(len, col), np.int64, count=len(col))
         rows = np.repeat(np.arange(self.n_judgments), lens)
-        flat = [x for a in self.frame["labels"] for x in a]
-        return rows, self.labels.get_indexer(flat)
+        flat = pd.Series(list(chain.from_iterable(col)), dtype=object)
+        codes, uniq = pd.factorize(flat)                    # look up each distinct label once
+        return rows, self.labels.get_indexer(uniq)[codes] if len(flat) else np.zeros(0, np.int64)
     return _cached(self, "label_codes", make)
 
 @patch
@@ -551,7 +608,8 @@ def repeated_pairs(self: Judgments) -> np.ndarray:
 def label_matrix(self: Judgments, missing: int = -1) -> np.ndarray:
     "Dense units x workers matrix of label codes (index into `labels`), `missing` where not judged."
     if self.multi_label:
-        rows = np.flatnonzero(self.frame["labels"].map(len).to_numpy() > 1)
+        rows = np.unique(self.label_codes()[0], return_counts=True)
+        rows = rows[0][rows[1] > 1]
         raise ValueError(f"label_matrix needs one label per judgment; judgments at {_rows_msg(rows)} hold several")
     rep = self.repeated_pairs()
     if len(rep):
