@@ -246,9 +246,11 @@ def load_pages(nbs_dir: Path, only=None, workers: int = 2):
             if done.exists():
                 d = json.loads(done.read_text())
             else:
-                d = json.loads(nb.read_text()); d["cells"] = split_title_cell(d["cells"])
+                try: d = json.loads(nb.read_text()); d["cells"] = split_title_cell(d["cells"])
+                except Exception as e: d = {"cells": []}; err = None; pg.problem = f"unreadable: {e}"   # mid-save
                 pg.processed = False
-                pg.problem = (err.read_text().splitlines() or ["unknown error"])[0] if err.exists() else "not processed"
+                pg.problem = pg.problem or ((err.read_text().splitlines() or ["unknown error"])[0]
+                                            if err and err.exists() else "not processed")
                 print(f"warning: nbdev could not process {nb.name} ({pg.problem}); rendering it unprocessed", file=sys.stderr)
             pg.cells = d["cells"]
             fm = front_matter(pg.cells)
