@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
+from fastcore.basics import patch
 from fastcore.meta import delegates
 from scipy import sparse, stats
 
@@ -35,9 +36,9 @@ def label_scale(
         return idx.to_numpy(float)
     return np.arange(1, len(idx) + 1, dtype=float)
 
-# %% ../nbs/22_chance.ipynb #4c345dd3
-def _custom_weights(weights, idx: pd.Index) -> np.ndarray:
-    "A caller's weights matrix, checked: square, one row and column per label, 1 on the diagonal, entries in [0, 1]."
+# %% ../nbs/22_chance.ipynb #75828319
+def _weights_array(weights, idx: pd.Index) -> np.ndarray:
+    "A caller's weights as a float array: a DataFrame named by the labels `idx` is put in their order."
     q = len(idx)
     if isinstance(weights, pd.DataFrame):
         if weights.shape != (q, q) or set(weights.index) != set(idx) or set(weights.columns) != set(idx):
@@ -47,6 +48,13 @@ def _custom_weights(weights, idx: pd.Index) -> np.ndarray:
     except (TypeError, ValueError):
         raise TypeError(f"weights must be one of {', '.join(map(repr, WEIGHTS))} or a square matrix of numbers, "
                         f"not {type(weights).__name__}") from None
+    return w
+
+# %% ../nbs/22_chance.ipynb #4c345dd3
+def _custom_weights(weights, idx: pd.Index) -> np.ndarray:
+    "A caller's weights matrix, checked: square, one row and column per label, 1 on the diagonal, entries in [0, 1]."
+    q = len(idx)
+    w = _weights_array(weights, idx)
     if w.ndim != 2:
         raise TypeError(f"weights must be one of {', '.join(map(repr, WEIGHTS))} or a square matrix of numbers, not {weights!r}")
     if w.shape[0] != w.shape[1]: raise ValueError(f"a custom weights matrix must be square, got shape {w.shape}")
@@ -59,6 +67,43 @@ def _custom_weights(weights, idx: pd.Index) -> np.ndarray:
         raise ValueError(f"custom weights need 1 on the diagonal (a label fully agrees with itself); got {np.diag(w).tolist()}")
     return w
 
+# %% ../nbs/22_chance.ipynb #6ad6c39c
+def _ordinal_weights(x: np.ndarray) -> np.ndarray:
+    "Gwet's ordinal weights of labels at positions `x`: 1 - C(m_kl, 2) / max C(m, 2), m_kl = rank distance + 1."
+    rank = np.argsort(np.argsort(x, kind="stable"), kind="stable")
+    m = np.abs(rank[:, None] - rank[None, :]) + 1.0
+    w = m * (m - 1) / 2
+    return 1 - w / w.max()
+
+# %% ../nbs/22_chance.ipynb #8933119a
+def _bipolar_weights(x: np.ndarray, d: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    "Gwet's bipolar weights of labels at positions `x` (d: their differences, lo and hi: the scale's ends)."
+    s = x[:, None] + x[None, :]
+    off = d != 0                                                   # off the diagonal both factors are > 0
+    w = np.zeros_like(d)
+    w[off] = d[off] ** 2 / ((s[off] - 2 * lo) * (2 * hi - s[off]))
+    return 1 - w / w.max()
+
+# %% ../nbs/22_chance.ipynb #d7bab1b4
+def _named_weights(weights: str, idx: pd.Index) -> np.ndarray:
+    "The q x q matrix of the weighting scheme `weights` (a name in `WEIGHTS`) for the labels `idx`."
+    x = label_scale(idx)
+    d = x[:, None] - x[None, :]
+    lo, hi = x.min(), x.max()
+    if weights == "identity" or len(idx) < 2: return np.eye(len(idx))
+    if weights == "linear": return 1 - np.abs(d) / (hi - lo)
+    if weights == "quadratic": return 1 - (d / (hi - lo)) ** 2
+    if weights == "radical": return 1 - np.sqrt(np.abs(d)) / np.sqrt(hi - lo)
+    if weights == "ratio":
+        if lo <= 0:
+            raise ValueError(f"weights='ratio' needs positive labels (a ratio scale); the labels include {idx[np.argmin(x)]!r}")
+        return 1 - (d / (x[:, None] + x[None, :])) ** 2 / ((hi - lo) / (hi + lo)) ** 2
+    if weights == "ordinal": return _ordinal_weights(x)
+    if weights == "circular":
+        w = np.sin(np.pi * d / (hi - lo + 1)) ** 2
+        return 1 - w / w.max()
+    return _bipolar_weights(x, d, lo, hi)
+
 # %% ../nbs/22_chance.ipynb #846546f9
 def agreement_weights(
     labels,  # the label set in its order (numeric labels are weighted by their values)
@@ -69,32 +114,7 @@ def agreement_weights(
     if not isinstance(weights, str):
         return pd.DataFrame(_custom_weights(weights, idx), index=idx, columns=idx)
     check_choice("weights", weights, WEIGHTS)
-    x = label_scale(idx)
-    d = x[:, None] - x[None, :]
-    lo, hi = x.min(), x.max()
-    if weights == "identity" or len(idx) < 2: w = np.eye(len(idx))
-    elif weights == "linear": w = 1 - np.abs(d) / (hi - lo)
-    elif weights == "quadratic": w = 1 - (d / (hi - lo)) ** 2
-    elif weights == "radical": w = 1 - np.sqrt(np.abs(d)) / np.sqrt(hi - lo)
-    elif weights == "ratio":
-        if lo <= 0:
-            raise ValueError(f"weights='ratio' needs positive labels (a ratio scale); the labels include {idx[np.argmin(x)]!r}")
-        w = 1 - (d / (x[:, None] + x[None, :])) ** 2 / ((hi - lo) / (hi + lo)) ** 2
-    elif weights == "ordinal":
-        rank = np.argsort(np.argsort(x, kind="stable"), kind="stable")
-        m = np.abs(rank[:, None] - rank[None, :]) + 1.0
-        w = m * (m - 1) / 2
-        w = 1 - w / w.max()
-    elif weights == "circular":
-        w = np.sin(np.pi * d / (hi - lo + 1)) ** 2
-        w = 1 - w / w.max()
-    else:                                                          # bipolar
-        s = x[:, None] + x[None, :]
-        off = d != 0                                               # off the diagonal both factors are > 0
-        w = np.zeros_like(d)
-        w[off] = d[off] ** 2 / ((s[off] - 2 * lo) * (2 * hi - s[off]))
-        w = 1 - w / w.max()
-    return pd.DataFrame(w, index=idx, columns=idx)
+    return pd.DataFrame(_named_weights(weights, idx), index=idx, columns=idx)
 
 # %% ../nbs/22_chance.ipynb #510ae09f
 @dataclass(frozen=True)
@@ -113,23 +133,32 @@ class ChanceAgreement:
     ci: float = 0.95         # the confidence level
     se_method: str = "gwet"  # 'gwet' or 'bootstrap'
 
-    def __float__(self): return float(self.estimate)
+# %% ../nbs/22_chance.ipynb #1e705bd4
+@patch
+def __float__(self: ChanceAgreement): return float(self.estimate)
 
-    def to_series(self) -> pd.Series:
-        "The result as a Series named by the coefficient."
-        return pd.Series(asdict(self), name=self.coefficient)
+# %% ../nbs/22_chance.ipynb #654e90a3
+@patch
+def to_series(self: ChanceAgreement) -> pd.Series:
+    "The result as a Series named by the coefficient."
+    return pd.Series(asdict(self), name=self.coefficient)
 
 # %% ../nbs/22_chance.ipynb #e2c65b4a
 class UndefinedCoefficient(ValueError):
     "A coefficient the data leave undefined: chance agreement 1, so (pa - pe) / (1 - pe) is 0/0."
-    def __init__(self, coefficient: str, message: str):
+    def __init__(self,
+                 coefficient: str,  # the coefficient's name
+                 message: str):  # why it is undefined
         super().__init__(message)
         self.coefficient = coefficient   # the coefficient's name
 
 # %% ../nbs/22_chance.ipynb #9096d684
 class _Prep:
     "What every coefficient starts from: the judgments' codes, units x labels counts R, the weights, per-unit pieces."
-    def __init__(self, j: Judgments, codes: np.ndarray, W: np.ndarray):
+    def __init__(self,
+                 j: Judgments,  # the checked judgments
+                 codes: np.ndarray,  # each judgment's label code (one label per judgment)
+                 W: np.ndarray):  # the q x q agreement weights
         self.W, self.q = W, len(W)
         self.u, self.g, self.codes = j.unit_code, j.worker_code, codes          # one entry per judgment
         self.n, self.n_raters = j.n_units, j.n_workers
@@ -144,19 +173,18 @@ class _Prep:
         self.Ws = (W + W.T) / 2
         self._S = None
 
-    @property
-    def S(self) -> sparse.csr_matrix:
-        "Units x (raters * labels) 0/1 matrix: column g*q + k marks rater g's label k on the unit (for the bootstrap)."
-        if self._S is None:
-            self._S = sparse.csr_matrix((np.ones(len(self.u)), (self.u, self.g * self.q + self.codes)),
-                                        shape=(self.n, self.n_raters * self.q))
-        return self._S
+# %% ../nbs/22_chance.ipynb #10a4d82e
+@patch(as_prop=True)
+def S(self: _Prep) -> sparse.csr_matrix:
+    "Units x (raters * labels) 0/1 matrix: column g*q + k marks rater g's label k on the unit (for the bootstrap)."
+    if self._S is None:
+        self._S = sparse.csr_matrix((np.ones(len(self.u)), (self.u, self.g * self.q + self.codes)),
+                                    shape=(self.n, self.n_raters * self.q))
+    return self._S
 
-# %% ../nbs/22_chance.ipynb #f5566314
-def _prepare(data, weights, kwargs) -> tuple[_Prep, str]:
-    "Judgments through the front door, checked for what every coefficient needs, and the weights."
-    j = as_judgments(data, **kwargs)
-    rows, codes = j.label_codes()
+# %% ../nbs/22_chance.ipynb #f5db948f
+def _check_ratings(j: Judgments, rows: np.ndarray):
+    "Raise a clear error unless `j` (its label codes at `rows`) can be given an agreement coefficient."
     if len(rows) != j.n_judgments:                                 # some judgment holds several labels
         many = np.flatnonzero(np.bincount(rows, minlength=j.n_judgments) > 1)
         raise ValueError(f"agreement coefficients need one label per judgment; judgments at rows "
@@ -171,6 +199,13 @@ def _prepare(data, weights, kwargs) -> tuple[_Prep, str]:
     if j.n_labels < 2:
         raise ValueError(f"agreement needs at least two labels; the judgments use only {list(j.labels)!r} "
                          "(declare the label set with labels=[...])")
+
+# %% ../nbs/22_chance.ipynb #919f7c02
+def _prepare(data, weights, kwargs) -> tuple[_Prep, str]:
+    "Judgments through the front door, checked for what every coefficient needs, and the weights."
+    j = as_judgments(data, **kwargs)
+    rows, codes = j.label_codes()
+    _check_ratings(j, rows)
     wname = weights if isinstance(weights, str) else "custom"
     p = _Prep(j, codes, agreement_weights(j.labels, weights).to_numpy())
     if p.n2 < 2:
@@ -349,24 +384,37 @@ def fleiss_kappa_gwet(
     "Fleiss' kappa with Gwet's convention for missing ratings, with standard error, confidence interval and p-value."
     return _one(_fleiss, data, weights, ci, se, n_boot, seed, n_population, progress, kwargs)
 
+# %% ../nbs/22_chance.ipynb #6142aa88
+def _rater_shares(p: _Prep) -> tuple[np.ndarray, np.ndarray]:
+    "(P, n_g): the raters x labels shares p_gk of each rater's ratings, and the units each rater rated."
+    r, q = p.n_raters, p.q
+    P = np.bincount(p.g * q + p.codes, minlength=r * q).reshape(r, q).astype(float)   # raters x labels counts
+    ng = P.sum(1)
+    P /= ng[:, None]                                                # p_gk
+    return P, ng
+
+# %% ../nbs/22_chance.ipynb #c9671b6c
+def _conger_pe_i(p: _Prep, P: np.ndarray, ng: np.ndarray) -> np.ndarray:
+    "Gwet's per-unit chance terms p_e|i of Conger's kappa, from the rater shares P and units per rater ng."
+    n, r, W, g = p.n, p.n_raters, p.W, p.g
+    A = r * P.mean(0)[None, :] - P                                  # A_gk = sum_h p_hk - p_gk
+    B = A @ W
+    c = (A * (P @ W.T)).sum(1)
+    lam = np.bincount(p.u, weights=(n / ng[g]) * (B[g, p.codes] - c[g]), minlength=n) + c.sum()
+    return lam / (r * (r - 1))
+
 # %% ../nbs/22_chance.ipynb #ef42791d
 def _conger(p: _Prep) -> _Est:
     "Conger's kappa: chance from each rater's own label shares, averaged over rater pairs."
-    n, r, q, W, g = p.n, p.n_raters, p.q, p.W, p.g
-    P = np.bincount(g * q + p.codes, minlength=r * q).reshape(r, q).astype(float)   # raters x labels counts
-    ng = P.sum(1)
-    P /= ng[:, None]                                                # p_gk
+    r, W = p.n_raters, p.W
+    P, ng = _rater_shares(p)
     pm = P.mean(0)
     s2 = (P.T @ P - r * np.outer(pm, pm)) / (r - 1)
     pa = p.pa_i[p.m].mean()
     pe = float((W * (np.outer(pm, pm) - s2 / r)).sum())
     _check_defined("Conger's kappa", pe)
     est = (pa - pe) / (1 - pe)
-    A = r * pm[None, :] - P                                         # A_gk = sum_h p_hk - p_gk
-    B = A @ W
-    c = (A * (P @ W.T)).sum(1)
-    lam = np.bincount(p.u, weights=(n / ng[g]) * (B[g, p.codes] - c[g]), minlength=n) + c.sum()
-    return _Est("Conger's kappa", est, pa, pe, _terms(p, pe, est, lam / (r * (r - 1))), est, p.n, p.n - 1)
+    return _Est("Conger's kappa", est, pa, pe, _terms(p, pe, est, _conger_pe_i(p, P, ng)), est, p.n, p.n - 1)
 
 # %% ../nbs/22_chance.ipynb #43543c03
 @delegates(as_judgments, but=["data"])
@@ -508,6 +556,24 @@ def _boot_result(core, p: _Prep, reps: np.ndarray, wname: str, ci: float) -> Cha
 COEFFICIENTS = {"gwet": _gwet, "fleiss": _fleiss, "conger": _conger, "krippendorff": _krippendorff,
                 "brennan_prediger": _bp, "percent_agreement": _percent}   # the rows of `coefficient_table`, in order
 
+# %% ../nbs/22_chance.ipynb #5b02b800
+def _coefficient_keys(coefficients) -> list:
+    "The checked keys of `COEFFICIENTS` to report (None: all of them, in order)."
+    keys = list(COEFFICIENTS) if coefficients is None else \
+        [check_choice("coefficients", k, tuple(COEFFICIENTS)) for k in ([coefficients] if isinstance(coefficients, str) else coefficients)]
+    if not keys: raise ValueError("coefficients is empty: name at least one of " + ", ".join(map(repr, COEFFICIENTS)))
+    return keys
+
+# %% ../nbs/22_chance.ipynb #7f895784
+def _table_row(core, p: _Prep, wname: str, ci: float, f: float, se: str, reps: dict) -> tuple:
+    "(coefficient, weights, estimate, se, ci_low, ci_high, p_value) of `core`, NaN if the data leave it undefined."
+    try:
+        r = _gwet_result(core, p, wname, ci, f) if se == "gwet" else _boot_result(core, p, reps[core], wname, ci)
+        return (r.coefficient, wname, r.estimate, r.se, r.ci_low, r.ci_high, r.p_value)
+    except UndefinedCoefficient as e:
+        warnings.warn(f"{e}; its row is NaN")
+        return (e.coefficient, wname) + (np.nan,) * 5
+
 # %% ../nbs/22_chance.ipynb #64eb9286
 @delegates(as_judgments, but=["data"])
 def coefficient_table(
@@ -524,21 +590,12 @@ def coefficient_table(
     **kwargs,  # input options of `as_judgments` (unit, worker, label, labels, sep, empty, duplicates, format, ...)
 ) -> pd.DataFrame:
     "Gwet's AC, Fleiss', Conger's, Krippendorff's, Brennan-Prediger and percent agreement with their precision."
-    keys = list(COEFFICIENTS) if coefficients is None else \
-        [check_choice("coefficients", k, tuple(COEFFICIENTS)) for k in ([coefficients] if isinstance(coefficients, str) else coefficients)]
-    if not keys: raise ValueError("coefficients is empty: name at least one of " + ", ".join(map(repr, COEFFICIENTS)))
+    keys = _coefficient_keys(coefficients)
     p, wname = _prepare(data, weights, kwargs)
     ci, se, n_boot, f = _options(ci, se, n_boot, n_population, p.n)
     cores = [COEFFICIENTS[k] for k in keys]
     if se == "bootstrap": as_rng(seed)
     reps = _bootstrap(cores, p, n_boot, seed, progress) if se == "bootstrap" else {}
-    rows = []
-    for core in cores:
-        try:
-            r = _gwet_result(core, p, wname, ci, f) if se == "gwet" else _boot_result(core, p, reps[core], wname, ci)
-            rows.append((r.coefficient, wname, r.estimate, r.se, r.ci_low, r.ci_high, r.p_value))
-        except UndefinedCoefficient as e:
-            warnings.warn(f"{e}; its row is NaN")
-            rows.append((e.coefficient, wname) + (np.nan,) * 5)
+    rows = [_table_row(core, p, wname, ci, f, se, reps) for core in cores]
     out = pd.DataFrame(rows, columns=["coefficient", "weights", "estimate", "se", "ci_low", "ci_high", "p_value"])
     return out.set_index("coefficient")
