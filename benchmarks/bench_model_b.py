@@ -70,7 +70,7 @@ def estimator_vs_crowdkit(quick: bool = False):
     n_items = 20_000 if quick else 100_000
     df = simulate(n_items)
     n_iter = 20
-    (ours, secs) = _wall(lambda: ModelB(max_iter=n_iter, tol=0, relabel=False).fit(df, unit="task"))
+    (ours, secs) = _wall(lambda: ModelB(max_iter=n_iter, tol=0, accelerate=False, relabel=False).fit(df, unit="task"))
     (ds, ref) = _wall(lambda: DawidSkene(n_iter=n_iter, tol=-np.inf).fit(df))
     diff = float(np.abs(ours.gamma_.to_numpy() - ds.priors_.reindex(ours.gamma_.index).to_numpy()).max())
     agree = f"{'yes' if diff < 1e-8 else 'NO'} (max |Δγ| {diff:.1e})"
