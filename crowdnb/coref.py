@@ -25,13 +25,14 @@ __all__ = ['METRICS', 'METRIC_LABELS', 'POOLED', 'CorefDocuments', 'read_conll',
            'bcub_counts', 'ceaf_counts', 'lea_counts', 'blanc_counts', 'blanc_rpf', 'mention_counts', 'metric_names',
            'score', 'exact_value', 'reference_cases']
 
-# %% ../nbs/40_coref.ipynb #dde86fd0
+# %% ../nbs/40_coref.ipynb #f4f31c2e
 _BEGIN = re.compile(r"^#\s*begin\s+document\b\s*(.*?)\s*$")
 _END = re.compile(r"^#\s*end\s+document\b")
 _PART = re.compile(r"^\(?(.*?)\)?\s*;\s*part\s+(\S+)\s*$")
 _CELL = re.compile(r"^(?:\(\d+\)|\(\d+|\d+\)|\|)+$")
 _BRACKET = re.compile(r"\((\d+)\)|\((\d+)|(\d+)\)")
 
+# %% ../nbs/40_coref.ipynb #bb7a8b97
 def _doc_id(header: str) -> str:
     "'(name); part 000' -> 'name-000' (scorch's convention); '(name);' -> 'name'."
     m = _PART.match(header)
@@ -40,11 +41,54 @@ def _doc_id(header: str) -> str:
     if name.startswith("(") and name.endswith(")"): name = name[1:-1].strip()
     return name
 
+# %% ../nbs/40_coref.ipynb #3600be9e
 def _split_columns(line: str) -> list:
     "Columns of a token line: tab-separated if it has a tab, else whitespace-separated; trailing empty fields dropped."
     cols = line.split("\t") if "\t" in line else line.split()
     while cols and not cols[-1].strip(): cols.pop()
     return [c.strip() for c in cols]
+
+# %% ../nbs/40_coref.ipynb #f0967b7a
+def _coref_cell(cols, ncol, ln, doc, where):
+    "The coreference column of a token row: its last column, or '' when the row has one column fewer than the document."
+    if len(cols) == ncol: return cols[-1]
+    if len(cols) == ncol - 1: return ""
+    raise ValueError(f"{where}, line {ln}: {len(cols)} columns where document {doc!r} has {ncol}")
+
+# %% ../nbs/40_coref.ipynb #c693ee6a
+def _readable(cell, ln, doc, where, malformed, skipped):
+    "Whether a coreference cell holds brackets to read; a malformed one raises or, with malformed='skip', is recorded."
+    if cell in ("", "-", "_"): return False
+    if _CELL.match(cell): return True
+    if malformed == "skip":
+        skipped.append((ln, doc, cell)); return False
+    raise ValueError(f"{where}, line {ln}: malformed coreference column {cell!r} "
+                     "(expected '-', '(n)', '(n', 'n)' joined by '|'; malformed='skip' reads it as '-')")
+
+# %% ../nbs/40_coref.ipynb #b3a4764a
+def _read_brackets(cell, tok, ln, open_, mentions, where):
+    "Apply the brackets of one cell at token `tok`: open (n, close n), record (n); `open_` and `mentions` are updated."
+    for single, opening, closing in _BRACKET.findall(cell):
+        if single: mentions.setdefault(single, []).append((tok, tok))
+        elif opening:
+            mentions.setdefault(opening, [])
+            open_.setdefault(opening, []).append((tok, ln))
+        else:
+            stack = open_.get(closing)
+            if not stack:
+                raise ValueError(f"{where}, line {ln}: closing bracket '{closing})' of entity {closing} "
+                                 "without an opening '(" + closing + "'")
+            start, _ = stack.pop()
+            mentions[closing].append((start, tok))
+
+# %% ../nbs/40_coref.ipynb #a34faa7e
+def _check_closed(open_, doc, where):
+    "Raise the error naming the first mention still open at the end of document `doc`, if any."
+    unclosed = [(ln, e) for e, st in open_.items() for _, ln in st]
+    if unclosed:
+        ln, e = min(unclosed)
+        raise ValueError(f"{where}, line {ln}: mention '({e}' of entity {e} is never closed "
+                         f"before the end of document {doc!r}")
 
 # %% ../nbs/40_coref.ipynb #5dc3943d
 def _parse_document(doc, rows, where, malformed="error", skipped=None):
@@ -53,39 +97,20 @@ def _parse_document(doc, rows, where, malformed="error", skipped=None):
     open_ = {}          # entity id -> stack of (start token, line)
     mentions = {}       # entity id -> list of (start, end)
     for tok, (ln, cols) in enumerate(rows):
-        if len(cols) == ncol: cell = cols[-1]
-        elif len(cols) == ncol - 1: cell = ""
-        else:
-            raise ValueError(f"{where}, line {ln}: {len(cols)} columns where document {doc!r} has {ncol}")
-        if cell in ("", "-", "_"): continue
-        if not _CELL.match(cell):
-            if malformed == "skip":
-                skipped.append((ln, doc, cell)); continue
-            raise ValueError(f"{where}, line {ln}: malformed coreference column {cell!r} "
-                             "(expected '-', '(n)', '(n', 'n)' joined by '|'; malformed='skip' reads it as '-')")
-        for single, opening, closing in _BRACKET.findall(cell):
-            if single: mentions.setdefault(single, []).append((tok, tok))
-            elif opening:
-                mentions.setdefault(opening, [])
-                open_.setdefault(opening, []).append((tok, ln))
-            else:
-                stack = open_.get(closing)
-                if not stack:
-                    raise ValueError(f"{where}, line {ln}: closing bracket '{closing})' of entity {closing} "
-                                     "without an opening '(" + closing + "'")
-                start, _ = stack.pop()
-                mentions[closing].append((start, tok))
-    unclosed = [(ln, e) for e, st in open_.items() for _, ln in st]
-    if unclosed:
-        ln, e = min(unclosed)
-        raise ValueError(f"{where}, line {ln}: mention '({e}' of entity {e} is never closed "
-                         f"before the end of document {doc!r}")
+        cell = _coref_cell(cols, ncol, ln, doc, where)
+        if _readable(cell, ln, doc, where, malformed, skipped):
+            _read_brackets(cell, tok, ln, open_, mentions, where)
+    _check_closed(open_, doc, where)
     return [tuple(sorted(ms)) for ms in mentions.values() if ms]
 
 # %% ../nbs/40_coref.ipynb #2e4eb54e
 class CorefDocuments(dict):
     "`{doc_id: clustering}` read from CoNLL, remembering its `source` (file or '<text>') and the cells it `skipped`."
-    def __init__(self, docs=(), source="<text>", skipped=None):
+    def __init__(self,
+                 docs=(),  # the documents, `{doc_id: clustering}` or its items
+                 source="<text>",  # the file they were read from, or '<text>'
+                 skipped=None,  # table of the malformed cells read as '-' (file, line, document, cell); None: empty
+                ):
         super().__init__(docs)
         self.source = source
         self.skipped = skipped if skipped is not None else pd.DataFrame(columns=["file", "line", "document", "cell"])
@@ -113,6 +138,51 @@ def _conll_source(path_or_text):
                          "save it as UTF-8") from None
     return text, where, str(p)
 
+# %% ../nbs/40_coref.ipynb #9a7dea18
+def _begin(header, ln, doc, begin_ln, seen, where):
+    "The id of the document opened at line `ln`; an error if `doc` is still open, the header has no name or the id is in `seen`."
+    if doc is not None:
+        raise ValueError(f"{where}, line {ln}: '#begin document' inside document {doc!r} "
+                         f"(opened line {begin_ln}) before its '#end document'")
+    new = _doc_id(header)
+    if not new: raise ValueError(f"{where}, line {ln}: '#begin document' without a document name")
+    if new in seen: raise ValueError(f"{where}, line {ln}: document {new!r} appears twice")
+    return new
+
+# %% ../nbs/40_coref.ipynb #fc5f1657
+def _blocks(text, where):
+    "Yield (doc_id, token rows [(line_no, columns)]) of each '#begin document' ... '#end document' block of `text`."
+    doc, rows, begin_ln, seen = None, [], None, set()
+    for ln, line in enumerate(text.splitlines(), 1):
+        s = line.strip()
+        if not s: continue
+        m = _BEGIN.match(s)
+        if m:
+            doc, rows, begin_ln = _begin(m.group(1), ln, doc, begin_ln, seen, where), [], ln
+            continue
+        if _END.match(s):
+            if doc is None: raise ValueError(f"{where}, line {ln}: '#end document' without '#begin document'")
+            yield doc, rows
+            seen.add(doc); doc = None
+            continue
+        if s.startswith("#"): continue   # other comment lines
+        if doc is None:
+            raise ValueError(f"{where}, line {ln}: token line outside a '#begin document' ... '#end document' block")
+        rows.append((ln, _split_columns(line.rstrip("\r\n"))))
+    if doc is not None:
+        raise ValueError(f"{where}, line {begin_ln}: document {doc!r} has no '#end document'")
+
+# %% ../nbs/40_coref.ipynb #14f56367
+def _skipped_table(source, skipped):
+    "The `skipped` table of `CorefDocuments` from the (line, document, cell) triples of the skipped cells."
+    return pd.DataFrame([(source, ln, d, c) for ln, d, c in skipped], columns=["file", "line", "document", "cell"])
+
+# %% ../nbs/40_coref.ipynb #0d51d86b
+def _skipped_message(where, skipped):
+    "The warning for the skipped cells, listing their first ten lines."
+    shown = ", ".join(f"{ln} ({c!r})" for ln, _, c in skipped[:10]) + (" ..." if len(skipped) > 10 else "")
+    return f"{where}: skipped {len(skipped)} malformed coreference cell(s), read as '-', at line(s) {shown}"
+
 # %% ../nbs/40_coref.ipynb #860a8139
 def read_conll(
     path_or_text,  # a CoNLL-2011/2012 file path, or the text of one (a string with a newline or starting with '#')
@@ -122,42 +192,18 @@ def read_conll(
     check_choice("malformed", malformed, ("error", "skip"))
     text, where, source = _conll_source(path_or_text)
     if not text.strip(): raise ValueError(f"{where} is empty: no '#begin document' line, nothing to score")
-    docs, doc, rows, begin_ln, skipped = {}, None, [], None, []
-    for ln, line in enumerate(text.splitlines(), 1):
-        s = line.strip()
-        if not s: continue
-        m = _BEGIN.match(s)
-        if m:
-            if doc is not None:
-                raise ValueError(f"{where}, line {ln}: '#begin document' inside document {doc!r} "
-                                 f"(opened line {begin_ln}) before its '#end document'")
-            doc, rows, begin_ln = _doc_id(m.group(1)), [], ln
-            if not doc: raise ValueError(f"{where}, line {ln}: '#begin document' without a document name")
-            if doc in docs: raise ValueError(f"{where}, line {ln}: document {doc!r} appears twice")
-            continue
-        if _END.match(s):
-            if doc is None: raise ValueError(f"{where}, line {ln}: '#end document' without '#begin document'")
-            docs[doc] = _parse_document(doc, rows, where, malformed, skipped)
-            doc = None
-            continue
-        if s.startswith("#"): continue   # other comment lines
-        if doc is None:
-            raise ValueError(f"{where}, line {ln}: token line outside a '#begin document' ... '#end document' block")
-        rows.append((ln, _split_columns(line.rstrip("\r\n"))))
-    if doc is not None:
-        raise ValueError(f"{where}, line {begin_ln}: document {doc!r} has no '#end document'")
+    skipped = []
+    docs = {doc: _parse_document(doc, rows, where, malformed, skipped) for doc, rows in _blocks(text, where)}
     if not docs: raise ValueError(f"{where} holds no document (no '#begin document' line), nothing to score")
-    table = pd.DataFrame([(source, ln, d, c) for ln, d, c in skipped], columns=["file", "line", "document", "cell"])
-    if skipped:
-        shown = ", ".join(f"{ln} ({c!r})" for ln, _, c in skipped[:10]) + (" ..." if len(skipped) > 10 else "")
-        warnings.warn(f"{where}: skipped {len(skipped)} malformed coreference cell(s), read as '-', at line(s) {shown}",
-                      stacklevel=2)
-    return CorefDocuments(docs, source, table)
+    if skipped: warnings.warn(_skipped_message(where, skipped), stacklevel=2)
+    return CorefDocuments(docs, source, _skipped_table(source, skipped))
 
 # %% ../nbs/40_coref.ipynb #e65ff055
 def _is_clustering(x):
+    "Whether `x` is a single clustering (a list or tuple of clusters) rather than a dict of them."
     return isinstance(x, (list, tuple))
 
+# %% ../nbs/40_coref.ipynb #e2b40efa
 def _as_docs(x, what):
     "Normalise a clustering or a dict of clusterings to a dict."
     if isinstance(x, dict): return x, True
@@ -166,6 +212,7 @@ def _as_docs(x, what):
     raise TypeError(f"{what} must be a clustering (list of clusters of (start, end) spans) or a dict "
                     f"{{doc_id: clustering}}, not {type(x).__name__}")
 
+# %% ../nbs/40_coref.ipynb #cda9fb90
 def _check_clustering(clustering, doc, what):
     "Raise the error that names the first malformed mention of a document, if any."
     for ci, cluster in enumerate(clustering):
@@ -181,11 +228,13 @@ def _check_clustering(clustering, doc, what):
                 raise ValueError(f"{what} document {doc!r}, cluster {ci}: mention {tuple(int(v) for v in m)!r} "
                                  "needs 0 <= start <= end (end inclusive)")
 
+# %% ../nbs/40_coref.ipynb #d04069d9
 def _bad_mention(clustering, doc, what):
     "Raise the error for a document known to hold a malformed cluster or mention."
     _check_clustering(clustering, doc, what)
     raise TypeError(f"{what} document {doc!r}: clusters must hold (start, end) pairs of integers")
 
+# %% ../nbs/40_coref.ipynb #ec4d5fe5
 def _spans(flat):
     "An (n, 2) int64 array from a list of (start, end) pairs, or None if any is not a pair of integers."
     try:
@@ -196,8 +245,9 @@ def _spans(flat):
         return None
     return np.fromiter(vals, np.int64, len(vals)).reshape(-1, 2)
 
-def _flatten(docs: dict, doc_ids, what):
-    "Arrays (doc, start, end, entity) of every mention; entities numbered globally in input order."
+# %% ../nbs/40_coref.ipynb #7568b6df
+def _cluster_sizes(docs: dict, doc_ids, what):
+    "Sizes of every cluster, all mentions in order, and the number of clusters per document."
     sizes, flat, n_clusters = [], [], []
     for doc in doc_ids:
         clustering = docs[doc]
@@ -211,6 +261,12 @@ def _flatten(docs: dict, doc_ids, what):
         except TypeError:
             _bad_mention(clustering, doc, what)
         n_clusters.append(len(clustering))
+    return sizes, flat, n_clusters
+
+# %% ../nbs/40_coref.ipynb #074d3d36
+def _flatten(docs: dict, doc_ids, what):
+    "Arrays (doc, start, end, entity) of every mention; entities numbered globally in input order."
+    sizes, flat, n_clusters = _cluster_sizes(docs, doc_ids, what)
     spans = _spans(flat)
     ok = spans is not None and not ((spans[:, 0] < 0).any() or (spans[:, 1] < spans[:, 0]).any())
     if not ok:   # find and name the first bad mention
@@ -240,6 +296,7 @@ class Alignment:
                 f"response entities, {int(self.key_size.sum())} / {int(self.response_size.sum())} mentions, "
                 f"{int(self.overlap.sum())} shared)")
 
+# %% ../nbs/40_coref.ipynb #e391d19b
 def _codes(parts):
     "One int64 code per (doc, start, end) row, comparable across the given mention tables."
     d = np.concatenate([p[0] for p in parts]); s = np.concatenate([p[1] for p in parts])
@@ -251,12 +308,14 @@ def _codes(parts):
         code = np.unique(np.stack([d, s, e], 1), axis=0, return_inverse=True)[1].ravel()
     return np.split(code, np.cumsum([len(p[0]) for p in parts])[:-1])
 
+# %% ../nbs/40_coref.ipynb #931fb875
 def _renumber(ent, doc, keep):
     "Keep rows `keep`; renumber their entities 0..n-1 in order; return (ent, entity doc)."
     ent, doc = ent[keep], doc[keep]
     uniq, first, new = np.unique(ent, return_index=True, return_inverse=True)
     return new.ravel().astype(np.int64), doc[first]
 
+# %% ../nbs/40_coref.ipynb #b1089d74
 def _prepare(code, d, ent, singletons):
     "Drop repeated mentions (first cluster wins) and, if asked, singleton entities."
     _, first = np.unique(code, return_index=True)
@@ -270,26 +329,29 @@ def _prepare(code, d, ent, singletons):
         ent, ent_doc = _renumber(ent[keep], d, slice(None))
     return code, d, ent, ent_doc
 
+# %% ../nbs/40_coref.ipynb #f49c4ab2
+def _add_response_mentions(kcode, kdoc, kent, kent_doc, rcode, rdoc):
+    "The key's (code, doc, entity, entity doc) with each response-only mention added as a new singleton entity."
+    new = ~np.isin(rcode, kcode)
+    n = int(new.sum())
+    return (np.concatenate([kcode, rcode[new]]), np.concatenate([kdoc, rdoc[new]]),
+            np.concatenate([kent, len(kent_doc) + np.arange(n)]), np.concatenate([kent_doc, rdoc[new]]))
+
+# %% ../nbs/40_coref.ipynb #2d2e6a5f
 def _check_flag(name, value):
     "`value` if it is a bool, else a `TypeError` naming the option."
     if not isinstance(value, (bool, np.bool_)): raise TypeError(f"{name} must be True or False, not {value!r}")
     return bool(value)
 
+# %% ../nbs/40_coref.ipynb #b0c4bafb
 def _source(x, what):
     "How errors name a side: 'key' or, for documents read from a file, 'key (CoNLL file ...)'."
     src = getattr(x, "source", None)
     return f"{what} ({src!r})" if src and src != "<text>" else (f"{what} (<text>)" if src else what)
 
-def align(
-    key,  # the gold clustering, or a dict {doc_id: clustering} (e.g. from `read_conll`)
-    response,  # the system clustering, or a dict with (some of) the key's documents
-    singletons: bool = True,  # keep entities of one mention (False: drop them from both sides)
-    add_response_mentions: bool = False,  # add response mentions absent from the key to the key as singletons
-    missing: str = "error",  # key documents absent from the response: 'error' or 'empty' (scored as empty responses)
-) -> Alignment:
-    "Match key and response mentions by exact span and count the mentions each key/response entity pair shares."
-    check_choice("missing", missing, ("error", "empty"))
-    singletons, add_response_mentions = _check_flag("singletons", singletons), _check_flag("add_response_mentions", add_response_mentions)
+# %% ../nbs/40_coref.ipynb #d3b4bbeb
+def _doc_dicts(key, response, missing):
+    "Key and response as dicts over the key's documents (absent response documents empty), after checking they match."
     kd, k_is_dict = _as_docs(key, "key")
     rd, r_is_dict = _as_docs(response, "response")
     if k_is_dict != r_is_dict:
@@ -302,7 +364,20 @@ def align(
         raise ValueError(f"key documents missing from the response: {absent[:5]}{' ...' if len(absent) > 5 else ''}"
                          " (pass missing='empty' to score them as empty responses)")
     docs = list(kd)
-    rd = {d: rd.get(d, []) for d in docs}
+    return kd, {d: rd.get(d, []) for d in docs}, docs
+
+# %% ../nbs/40_coref.ipynb #66c68a63
+def align(
+    key,  # the gold clustering, or a dict {doc_id: clustering} (e.g. from `read_conll`)
+    response,  # the system clustering, or a dict with (some of) the key's documents
+    singletons: bool = True,  # keep entities of one mention (False: drop them from both sides)
+    add_response_mentions: bool = False,  # add response mentions absent from the key to the key as singletons
+    missing: str = "error",  # key documents absent from the response: 'error' or 'empty' (scored as empty responses)
+) -> Alignment:
+    "Match key and response mentions by exact span and count the mentions each key/response entity pair shares."
+    check_choice("missing", missing, ("error", "empty"))
+    singletons, add_response_mentions = _check_flag("singletons", singletons), _check_flag("add_response_mentions", add_response_mentions)
+    kd, rd, docs = _doc_dicts(key, response, missing)
     kt, rt = _flatten(kd, docs, "key"), _flatten(rd, docs, "response")
     if len(kt[0]) == 0:
         raise ValueError(f"{_source(key, 'the key')} has no mention in its {len(docs)} document(s): nothing to score")
@@ -310,10 +385,7 @@ def align(
     kcode, kdoc, kent, kent_doc = _prepare(kcode, kt[0], kt[3], singletons)
     rcode, rdoc, rent, rent_doc = _prepare(rcode, rt[0], rt[3], singletons)
     if add_response_mentions:
-        new = ~np.isin(rcode, kcode)
-        n = int(new.sum())
-        kcode = np.concatenate([kcode, rcode[new]]); kdoc = np.concatenate([kdoc, rdoc[new]])
-        kent = np.concatenate([kent, len(kent_doc) + np.arange(n)]); kent_doc = np.concatenate([kent_doc, rdoc[new]])
+        kcode, kdoc, kent, kent_doc = _add_response_mentions(kcode, kdoc, kent, kent_doc, rcode, rdoc)
     _, ki, ri = np.intersect1d(kcode, rcode, assume_unique=True, return_indices=True)
     nk, nr = len(kent_doc), len(rent_doc)
     overlap = sparse.coo_matrix((np.ones(len(ki), np.int64), (kent[ki], rent[ri])), shape=(nk, nr)).tocsr()
@@ -326,21 +398,27 @@ def _by_doc(values, doc, n_docs):
     "Sum `values` per document index."
     return np.bincount(doc, weights=np.asarray(values, float), minlength=n_docs)
 
+# %% ../nbs/40_coref.ipynb #1971fd53
 def _pairs(n):
     "Number of unordered pairs among n items, $\\binom{n}{2}$."
     n = np.asarray(n, float)
     return n * (n - 1) / 2
 
+# %% ../nbs/40_coref.ipynb #9ab7b238
 def _entries(a: Alignment):
     "COO entries (row, col, count) of the overlap matrix."
     ov = a.overlap
     return np.repeat(np.arange(ov.shape[0]), np.diff(ov.indptr)), ov.indices, ov.data.astype(float)
 
+# %% ../nbs/40_coref.ipynb #aabac857
 def _ratio(num, den):
+    "num / den elementwise, 0 where den is 0."
     num, den = np.asarray(num, float), np.asarray(den, float)
     return np.divide(num, den, out=np.zeros(np.broadcast(num, den).shape), where=den != 0)
 
+# %% ../nbs/40_coref.ipynb #0083b62c
 def _f1(r, p):
+    "Harmonic mean of recall and precision, 0 where both are 0."
     return _ratio(2 * r * p, r + p)
 
 # %% ../nbs/40_coref.ipynb #6251b7c1
@@ -376,12 +454,11 @@ def _local(doc, idx, n):
     first = np.searchsorted(u_doc, u_doc)
     return inv.ravel() - first[inv.ravel()], u_doc
 
-def _ceaf_best(a: Alignment) -> np.ndarray:
-    "Per document, the total similarity of the optimal alignment under phi3 (column 0) and phi4 (column 1)."
+# %% ../nbs/40_coref.ipynb #1dd3010a
+def _ceaf_blocks(a: Alignment):
+    "Yield, per document with overlaps: its index, the local (row, col) of its entries, their phi3 and phi4, and its block shape."
     n = a.n_docs
     i, j, m = _entries(a)
-    best = np.zeros((n, 2))
-    if not len(m): return best
     phi4 = 2 * m / (a.key_size[i] + a.response_size[j])
     doc = a.key_doc[i]
     li, udoc_i = _local(doc, i, len(a.key_size)); lj, udoc_j = _local(doc, j, len(a.response_size))
@@ -391,13 +468,29 @@ def _ceaf_best(a: Alignment) -> np.ndarray:
     li, lj, m, phi4 = li[order], lj[order], m[order], phi4[order]
     for d in np.flatnonzero(np.diff(bounds)):
         sl = slice(bounds[d], bounds[d + 1])
-        sim = np.zeros((2, n_rows[d], n_cols[d]))
-        sim[0, li[sl], lj[sl]] = m[sl]; sim[1, li[sl], lj[sl]] = phi4[sl]
-        for k in (0, 1):
-            r, c = linear_sum_assignment(sim[k], maximize=True)
-            best[d, k] = sim[k, r, c].sum()
+        yield d, li[sl], lj[sl], m[sl], phi4[sl], (n_rows[d], n_cols[d])
+
+# %% ../nbs/40_coref.ipynb #0ab31b22
+def _best_alignment(li, lj, sims, shape):
+    "Total similarity of the optimal one-to-one alignment of one document's block, for each similarity in `sims`."
+    out = []
+    for s in sims:
+        sim = np.zeros(shape)
+        sim[li, lj] = s
+        r, c = linear_sum_assignment(sim, maximize=True)
+        out.append(sim[r, c].sum())
+    return out
+
+# %% ../nbs/40_coref.ipynb #9e6b3769
+def _ceaf_best(a: Alignment) -> np.ndarray:
+    "Per document, the total similarity of the optimal alignment under phi3 (column 0) and phi4 (column 1)."
+    best = np.zeros((a.n_docs, 2))
+    if not len(a.overlap.data): return best
+    for d, li, lj, m, phi4, shape in _ceaf_blocks(a):
+        best[d] = _best_alignment(li, lj, (m, phi4), shape)
     return best
 
+# %% ../nbs/40_coref.ipynb #8d575458
 def ceaf_counts(
     a: Alignment,  # key/response alignment from `align`
     phi: str = "entity",  # similarity: 'mention' (CEAFm) or 'entity' (CEAFe)
@@ -448,6 +541,13 @@ def blanc_counts(
     return np.column_stack([tp_c, c_k, c_r, tp_n, n_k, n_r, _by_doc(a.key_size, a.key_doc, n),
                             _by_doc(a.response_size, a.response_doc, n), common])
 
+# %% ../nbs/40_coref.ipynb #2409a291
+def _blanc_halves(tp_c, c_k, c_r, tp_n, n_k, n_r):
+    "Pairs (coreference half, non-coreference half) of recall, precision and F1."
+    rc, pc = _ratio(tp_c, c_k), _ratio(tp_c, c_r); fc = _f1(rc, pc)
+    rn, pn = _ratio(tp_n, n_k), _ratio(tp_n, n_r); fn = _f1(rn, pn)
+    return (rc, rn), (pc, pn), (fc, fn)
+
 # %% ../nbs/40_coref.ipynb #0a4ba15e
 def blanc_rpf(
     counts,  # rows of the nine counts of `blanc_counts` (documents, or one pooled row)
@@ -457,14 +557,12 @@ def blanc_rpf(
     check_choice("rule", rule, ("reference", "luo2014"))
     counts = np.atleast_2d(np.asarray(counts, float))
     tp_c, c_k, c_r, tp_n, n_k, n_r, m_k, m_r, m = counts.T
-    rc, pc = _ratio(tp_c, c_k), _ratio(tp_c, c_r); fc = _f1(rc, pc)
-    rn, pn = _ratio(tp_n, n_k), _ratio(tp_n, n_r); fn = _f1(rn, pn)
     if rule == "reference":
         use_c, use_n = c_k > 0, n_k > 0
     else:
         use_c, use_n = (c_k + c_r) > 0, (n_k + n_r) > 0
     k = use_c.astype(float) + use_n
-    out = [_ratio(np.where(use_c, x, 0) + np.where(use_n, y, 0), k) for x, y in ((rc, rn), (pc, pn), (fc, fn))]
+    out = [_ratio(np.where(use_c, x, 0) + np.where(use_n, y, 0), k) for x, y in _blanc_halves(tp_c, c_k, c_r, tp_n, n_k, n_r)]
     if rule == "luo2014":   # no link at all on either side: one mention each, right or wrong
         same = (k == 0) & (m_k == 1) & (m_r == 1) & (m == 1)
         out = [np.where(same, 1.0, x) for x in out]
@@ -483,10 +581,13 @@ def mention_counts(
 METRICS = ("muc", "bcub", "ceafm", "ceafe", "blanc", "lea", "conll", "mentions")
 METRIC_LABELS = {"muc": "MUC", "bcub": "B³", "ceafm": "CEAFm", "ceafe": "CEAFe", "blanc": "BLANC", "lea": "LEA",
                  "conll": "CoNLL-2012", "mentions": "mentions"}
+
+# %% ../nbs/40_coref.ipynb #560e5d97
 _ALIASES = {"b3": "bcub", "b_cubed": "bcub", "bcubed": "bcub", "b-cubed": "bcub", "b³": "bcub", "b^3": "bcub",
             "ceaf_m": "ceafm", "ceaf-m": "ceafm", "ceaf_e": "ceafe", "ceaf-e": "ceafe",
             "conll2012": "conll", "conll-2012": "conll", "conll_2012": "conll", "mention": "mentions"}
 
+# %% ../nbs/40_coref.ipynb #5b1ecf2c
 def metric_names(
     metrics=None,  # a name, a list of names (any spelling in `_ALIASES`), 'all' or None (every metric)
 ) -> list:
@@ -504,15 +605,57 @@ def metric_names(
         if name not in out: out.append(name)
     return out
 
-_COUNTS = {"mentions": mention_counts, "muc": muc_counts, "bcub": bcub_counts, "ceafm": lambda a: ceaf_counts(a, "mention"),
-           "ceafe": lambda a: ceaf_counts(a, "entity"), "lea": lea_counts}
+# %% ../nbs/40_coref.ipynb #9a6b30a6
 POOLED = "(pooled)"
 
-# %% ../nbs/40_coref.ipynb #dab00288
+# %% ../nbs/40_coref.ipynb #abde647f
+def _check_score_options(key, blanc, per_document, pooled):
+    "`score`'s BLANC rule and block options checked; (per_document, pooled) as bools."
+    check_choice("blanc", blanc, ("reference", "luo2014"))
+    per_document, pooled = _check_flag("per_document", per_document), _check_flag("pooled", pooled)
+    if not (per_document or pooled): raise ValueError("per_document and pooled are both False: ask for at least one")
+    if pooled and isinstance(key, (dict, pd.Series)) and POOLED in key:
+        raise ValueError(f"a document is named {POOLED!r}, the label of the pooled rows")
+    return per_document, pooled
+
+# %% ../nbs/40_coref.ipynb #6a57c259
+_COUNTS = {"mentions": mention_counts, "muc": muc_counts, "bcub": bcub_counts, "ceafm": lambda a: ceaf_counts(a, "mention"),
+           "ceafe": lambda a: ceaf_counts(a, "entity"), "lea": lea_counts}
+
+# %% ../nbs/40_coref.ipynb #02827c11
+def _metric_counts(a: Alignment, names):
+    "The counts of each metric that `names` needs, by metric (CoNLL-2012 needs MUC, B³ and CEAFe)."
+    need = set(names) | ({"muc", "bcub", "ceafe"} if "conll" in names else set())
+    return {m: (blanc_counts(a) if m == "blanc" else _COUNTS[m](a)) for m in need if m != "conll"}
+
+# %% ../nbs/40_coref.ipynb #d3cd03f5
 def _rpf(counts):
+    "Recall, precision and F1 from rows of (recall num, recall den, precision num, precision den)."
     r, p = _ratio(counts[:, 0], counts[:, 1]), _ratio(counts[:, 2], counts[:, 3])
     return r, p, _f1(r, p)
 
+# %% ../nbs/40_coref.ipynb #57b17ef7
+def _block(counts, names, blanc, pool):
+    "Array (document x metric x recall/precision/f1) of the metrics `names`; one pooled row if `pool`."
+    res = {}
+    for m, c in counts.items():
+        c = c.sum(0, keepdims=True) if pool else c
+        res[m] = blanc_rpf(c, blanc) if m == "blanc" else _rpf(c)
+    if "conll" in names:
+        f = np.mean([res[m][2] for m in ("muc", "bcub", "ceafe")], axis=0)
+        res["conll"] = (np.full_like(f, np.nan), np.full_like(f, np.nan), f)
+    return np.stack([np.column_stack([res[m][i] for m in names]) for i in range(3)], -1)
+
+# %% ../nbs/40_coref.ipynb #5260fe7e
+def _score_table(labels, names, values):
+    "The (document, metric) x (recall, precision, f1) DataFrame of the stacked blocks `values`."
+    values = np.concatenate(values).reshape(-1, 3)
+    index = pd.MultiIndex(levels=[pd.Index(labels, dtype=object), pd.Index(names, dtype=object)],
+                          codes=[np.repeat(np.arange(len(labels)), len(names)), np.tile(np.arange(len(names)), len(labels))],
+                          names=["document", "metric"], verify_integrity=False)
+    return pd.DataFrame(values, index=index, columns=["recall", "precision", "f1"])
+
+# %% ../nbs/40_coref.ipynb #a3f38a92
 def score(
     key,  # the gold clustering, or a dict {doc_id: clustering} (e.g. from `read_conll`)
     response,  # the system clustering, or a dict with the key's documents
@@ -526,35 +669,20 @@ def score(
 ) -> pd.DataFrame:
     "Recall, precision and F1 of each coreference metric, per document and pooled over documents (summed counts)."
     names = metric_names(metrics)
-    check_choice("blanc", blanc, ("reference", "luo2014"))
-    per_document, pooled = _check_flag("per_document", per_document), _check_flag("pooled", pooled)
-    if not (per_document or pooled): raise ValueError("per_document and pooled are both False: ask for at least one")
-    if pooled and isinstance(key, (dict, pd.Series)) and POOLED in key:
-        raise ValueError(f"a document is named {POOLED!r}, the label of the pooled rows")
+    per_document, pooled = _check_score_options(key, blanc, per_document, pooled)
     a = align(key, response, singletons=singletons, add_response_mentions=add_response_mentions, missing=missing)
-    need = set(names) | ({"muc", "bcub", "ceafe"} if "conll" in names else set())
-    counts = {m: (blanc_counts(a) if m == "blanc" else _COUNTS[m](a)) for m in need if m != "conll"}
-    blocks = []
+    counts = _metric_counts(a, names)
     labels, values = [], []
-    for label in (["doc"] if per_document else []) + (["pool"] if pooled else []):
-        res = {}
-        for m in need - {"conll"}:
-            c = counts[m] if label == "doc" else counts[m].sum(0, keepdims=True)
-            res[m] = blanc_rpf(c, blanc) if m == "blanc" else _rpf(c)
-        if "conll" in names:
-            f = np.mean([res[m][2] for m in ("muc", "bcub", "ceafe")], axis=0)
-            res["conll"] = (np.full_like(f, np.nan), np.full_like(f, np.nan), f)
-        labels += list(a.docs) if label == "doc" else [POOLED]
-        values.append(np.stack([np.column_stack([res[m][i] for m in names]) for i in range(3)], -1))  # doc x metric x 3
-    values = np.concatenate(values).reshape(-1, 3)
-    index = pd.MultiIndex(levels=[pd.Index(labels, dtype=object), pd.Index(names, dtype=object)],
-                          codes=[np.repeat(np.arange(len(labels)), len(names)), np.tile(np.arange(len(names)), len(labels))],
-                          names=["document", "metric"], verify_integrity=False)
-    return pd.DataFrame(values, index=index, columns=["recall", "precision", "f1"])
+    if per_document:
+        labels += list(a.docs); values.append(_block(counts, names, blanc, pool=False))
+    if pooled:
+        labels.append(POOLED); values.append(_block(counts, names, blanc, pool=True))
+    return _score_table(labels, names, values)
 
 # %% ../nbs/40_coref.ipynb #935f6055
 _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
 
+# %% ../nbs/40_coref.ipynb #d60085c0
 def exact_value(
     expr,  # an arithmetic expression of numbers (+, -, *, /, parentheses), or a number
 ) -> Fraction:
@@ -568,9 +696,11 @@ def exact_value(
         raise ValueError(f"unsupported expression {expr!r}")
     return ev(ast.parse(str(expr).strip(), mode="eval"))
 
+# %% ../nbs/40_coref.ipynb #0e5a0316
 _PM_NAMES = {"muc": "muc", "bcub": "bcub", "ceafm": "ceafm", "ceafe": "ceafe", "blanc": "blanc", "lea": "lea",
              "b_cubed": "bcub", "ceaf_m": "ceafm", "ceaf_e": "ceafe"}
 
+# %% ../nbs/40_coref.ipynb #eabf2608
 def _split_top(s):
     "Split 'a, (b, c), d' on top-level commas."
     out, depth, cur = [], 0, ""
@@ -580,6 +710,7 @@ def _split_top(s):
     if cur.strip(): out.append(cur)
     return [x.strip() for x in out]
 
+# %% ../nbs/40_coref.ipynb #88b08b47
 def _pm_cases(path):
     "Cases of a reference-scorer CorefMetricTestConfig*.pm file: {id: (key file, response file, {metric: [exprs]})}."
     text = "\n".join(re.sub(r"#.*$", "", l) for l in Path(path).read_text().splitlines())
@@ -590,25 +721,38 @@ def _pm_cases(path):
         cases[m.group(1)] = (Path(m.group(2)).name, Path(m.group(3)).name, exp)
     return cases
 
-def reference_cases(
-    root,  # the folder holding scorch/ and reference-scorer/ (the shared coref-scorer-tests data)
-) -> pd.DataFrame:
-    "The official scorer's test cases under `root` as a table: case, metric, which, expected value, tolerance, files."
-    root = Path(root)
-    fx = root / "scorch" / "tests" / "fixtures" / "conll"
+# %% ../nbs/40_coref.ipynb #b3e03ce0
+def _json_rows(fx):
+    "Rows of the cases of scorch's fixture `conll.json` in the folder `fx`; all exact (tolerance 1e-9)."
     data, rows = fx / "datafiles", []
     for case, c in json.loads((fx / "conll.json").read_text()).items():
         for metric, vals in c["expected_metrics"].items():
             for which, v in zip(("recall", "precision", "f1"), vals):
                 rows.append((case, _PM_NAMES[metric], which, float(exact_value(v)), 1e-9, "conll.json",
                              data / Path(c["key_file"]).name, data / Path(c["response_file"]).name))
+    return rows
+
+# %% ../nbs/40_coref.ipynb #78275e03
+def _pm_rows(path, data, only=None):
+    "Rows of the cases of a .pm file (metric `only`, if given), key and response files under `data`."
+    rows = []
+    for case, (kf, rf, exp) in _pm_cases(path).items():
+        for metric, vals in exp.items():
+            if only and metric != only: continue
+            for which, v in zip(("recall", "precision", "f1"), vals):
+                tol = 5.01e-6 if re.fullmatch(r"\d*\.\d{5}", v) else 1e-9
+                rows.append((case, metric, which, float(exact_value(v)), tol, path.name, data / kf, data / rf))
+    return rows
+
+# %% ../nbs/40_coref.ipynb #cd5a949d
+def reference_cases(
+    root,  # the folder holding scorch/ and reference-scorer/ (the shared coref-scorer-tests data)
+) -> pd.DataFrame:
+    "The official scorer's test cases under `root` as a table: case, metric, which, expected value, tolerance, files."
+    root = Path(root)
+    fx = root / "scorch" / "tests" / "fixtures" / "conll"
+    rows = _json_rows(fx)
     for fname, only in (("CorefMetricTestConfig.pm", None), ("CorefMetricTestConfig.LEA-branch.pm", "lea")):
-        for case, (kf, rf, exp) in _pm_cases(root / "reference-scorer" / "test" / fname).items():
-            for metric, vals in exp.items():
-                if only and metric != only: continue
-                for which, v in zip(("recall", "precision", "f1"), vals):
-                    # five-decimal numbers in the .pm files are rounded; exact expressions are held to 1e-9
-                    tol = 5.01e-6 if re.fullmatch(r"\d*\.\d{5}", v) else 1e-9
-                    rows.append((case, metric, which, float(exact_value(v)), tol, fname, data / kf, data / rf))
+        rows += _pm_rows(root / "reference-scorer" / "test" / fname, fx / "datafiles", only)
     return pd.DataFrame(rows, columns=["case", "metric", "which", "expected", "tolerance", "source", "key_file",
                                        "response_file"])
