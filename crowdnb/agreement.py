@@ -188,6 +188,10 @@ def fleiss_kappa(
     **kwargs,
 ) -> float:
     "Fleiss' kappa of many workers; each unit's agreement from the workers it has (units with fewer than 2 left out)."
+    from crowdnb.core import _is_dask
+    if _is_dask(data):                      # a dask DataFrame: summed per partition by crowdnb.dask (the `dask` extra)
+        from crowdnb.dask import fleiss_kappa as on_dask
+        return on_dask(data, missing=missing, **kwargs)
     check_choice("missing", missing, ("pooled", "gwet"))
     j = _single_label(_judgments(data, kwargs, "fleiss_kappa"), "fleiss_kappa")
     if missing == "gwet":
@@ -290,6 +294,10 @@ def krippendorff_alpha(
     **kwargs,
 ) -> float:
     "Krippendorff's alpha of the judgments at a level of measurement; missing judgments are simply absent rows."
+    from crowdnb.core import _is_dask
+    if _is_dask(data):                      # a dask DataFrame: coincidences summed per partition by crowdnb.dask (the `dask` extra)
+        from crowdnb.dask import krippendorff_alpha as on_dask
+        return on_dask(data, level=level, **kwargs)
     check_level(level)
     j = _single_label(_judgments(data, kwargs, "krippendorff_alpha"), "krippendorff_alpha")
     return alpha_from_counts(j.unit_vectors(), _scale(j, level, "krippendorff_alpha"), level)
