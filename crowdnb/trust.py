@@ -51,12 +51,18 @@ def _one_hot(x, level):
     return values, (x[..., None] == values).astype(float)
 
 # %% ../nbs/21_trust.ipynb #fee06fb0
-def _alphas(C, m, level, values, D=None):
-    "Alpha of B subsets from their per-unit value counts C (B, U, V) and numbers of ratings m (B, U)."
+def _coincidences(C, m) -> tuple[np.ndarray, np.ndarray]:
+    "Coincidence matrices O (B, V, V) and pairable value totals n (B, V) of B subsets' counts C (B, U, V), ratings m (B, U)."
     pair = m >= 2
     w = np.where(pair, 1 / np.where(pair, m - 1, 1), 0.0)
     O = np.matmul(C.transpose(0, 2, 1) * w[:, None, :], C)          # coincidences (their diagonal is not used)
     n = np.matmul(pair[:, None, :].astype(float), C)[:, 0]            # pairable values per value
+    return O, n
+
+# %% ../nbs/21_trust.ipynb #e531232a
+def _alphas(C, m, level, values, D=None):
+    "Alpha of B subsets from their per-unit value counts C (B, U, V) and numbers of ratings m (B, U)."
+    O, n = _coincidences(C, m)
     if level == "ordinal":                                            # distances depend on each subset's totals
         D = _delta2(values, n, level)
         do, de = np.einsum("bvw,bvw->b", O, D), np.einsum("bv,bvw,bw->b", n, D, n)
@@ -87,8 +93,9 @@ def code_masks(
     return ((np.asarray(codes, np.int64)[:, None] >> np.arange(k)) & 1).astype(float)
 
 # %% ../nbs/21_trust.ipynb #a2aff7eb
-MAX_WORKERS = 20
+MAX_WORKERS = 20   # the default limit: 2^20 subsets take about 10 s and 57 MiB
 
+# %% ../nbs/21_trust.ipynb #bf2e0a12
 def _check_workers(k: int, max_workers: int):
     "At least 2 workers, and at most `max_workers` (the work and memory grow as 2^k)."
     if k < 2: raise ValueError(f"trust coefficients need at least 2 workers, got {k}")
@@ -98,6 +105,11 @@ def _check_workers(k: int, max_workers: int):
                          f"their codes, alphas and ranks, and {n / (2**20 - 21):,.1f}x the work of 20 workers; "
                          f"the limit is max_workers={max_workers}. Pass max_workers={k} to run anyway.")
 
+# %% ../nbs/21_trust.ipynb #b04ae074
+def _chunk_rows(chunk_mb: float, k: int, U: int, V: int) -> int:
+    "Subsets per chunk so that a chunk's arrays for `k` workers, `U` units and `V` values stay under `chunk_mb` MiB."
+    return max(1, int(chunk_mb * 2**20 // (8 * (2 * U * V + 3 * V * V + k))))
+
 # %% ../nbs/21_trust.ipynb #27c1ed39
 def _subset_alphas(x, level, codes, chunk_mb=64, progress=None):
     "Low-level: alpha of each subset (bit `codes`) of the workers x units float array `x` (NaN = missing)."
@@ -106,7 +118,7 @@ def _subset_alphas(x, level, codes, chunk_mb=64, progress=None):
     out = np.full(len(codes), np.nan)
     if U == 0 or V < 2: return out
     D = None if level == "ordinal" else _delta2(values, None, level)
-    B = max(1, int(chunk_mb * 2**20 // (8 * (2 * U * V + 3 * V * V + k))))
+    B = _chunk_rows(chunk_mb, k, U, V)
     starts = range(0, len(codes), B)
     show = progress if progress is not None else (None if len(codes) > 200_000 else False)   # None: auto
     Xf, R = X.reshape(k, U * V), X.sum(2)
@@ -144,6 +156,15 @@ def subset_alphas(
     M = code_masks(codes, k).astype(bool)
     return pd.DataFrame({"size": M.sum(axis=1), "workers": [tuple(names[r]) for r in M], "alpha": a})
 
+# %% ../nbs/21_trust.ipynb #880ecdeb
+def _counter_loop(s: np.ndarray, tie_tol: float) -> np.ndarray:
+    "Algorithm 1's counter run as written over the sorted alphas `s`: the number of steps so far at each subset."
+    g, score, c = np.zeros(len(s), np.int64), 0.0, 0
+    for i, v in enumerate(s):
+        if v > score + tie_tol: c, score = c + 1, v
+        g[i] = c
+    return g
+
 # %% ../nbs/21_trust.ipynb #260e0cc8
 def algorithm1_coefs(
     alphas,  # the subset alphas (any order; NaN = undefined, left out)
@@ -158,13 +179,30 @@ def algorithm1_coefs(
     step = s > np.maximum(np.concatenate([[0.0], s[:-1]]), 0.0) + tie_tol     # a larger alpha is met
     g = np.cumsum(step)
     if (s > np.concatenate([[0.0], s[step]])[g] + tie_tol).any():             # a chain of near-ties:
-        score, c = 0.0, 0                                                       # run the counter as written
-        for i, v in enumerate(s):
-            if v > score + tie_tol: c, score = c + 1, v
-            g[i] = c
+        g = _counter_loop(s, tie_tol)                                           # run the counter as written
     coef = np.full(len(a), np.nan)
     coef[order] = 1 + g
     return coef
+
+# %% ../nbs/21_trust.ipynb #0d6670f3
+def _worker_totals(codes: np.ndarray, weights: np.ndarray, ok: np.ndarray, k: int, chunk_mb: float) -> tuple:
+    "(S^T weights, S^T 1) over the subsets `ok` among the bit `codes` of subsets of `k` workers, chunk by chunk."
+    total, used = np.zeros(k), np.zeros(k)
+    B = max(1, int(chunk_mb * 2**20 // (8 * k)))
+    for s in range(0, len(codes), B):                        # S^T (coef * alpha), a chunk of rows of S at a time
+        M = code_masks(codes[s:s + B][ok[s:s + B]], k)
+        total += (M * weights[s:s + B][ok[s:s + B], None]).sum(axis=0)
+        used += M.sum(axis=0)
+    return total, used
+
+# %% ../nbs/21_trust.ipynb #9bec5203
+def _trust_table(total: np.ndarray, used: np.ndarray, names: pd.Index, threshold: float) -> pd.DataFrame:
+    "The per-worker result of `trust_coefficients` from the totals, or an error if no total is positive."
+    top = total.max()
+    if top <= 0: raise UndefinedAgreement(f"no worker has a positive total (largest {top:g}): every defined subset alpha "
+                                          "is <= 0, so the normalisation by the maximum is meaningless")
+    return pd.DataFrame({"coefficient": total / top, "outlier": total / top <= threshold, "total": total,
+                         "subsets": used.astype(int)}, index=names)
 
 # %% ../nbs/21_trust.ipynb #b832e5b2
 @delegates(as_judgments, but=["data"])
@@ -189,17 +227,7 @@ def trust_coefficients(
     ok = np.isfinite(a)
     if not ok.any(): raise UndefinedAgreement("no subset of workers has a defined alpha (no unit judged by two workers, "
                                               "or no variation in the labels)")
-    total, used = np.zeros(k), np.zeros(k)
-    B = max(1, int(chunk_mb * 2**20 // (8 * k)))
-    for s in range(0, len(codes), B):                        # S^T (coef * alpha), a chunk of rows of S at a time
-        M = code_masks(codes[s:s + B][ok[s:s + B]], k)
-        total += (M * (coef * a)[s:s + B][ok[s:s + B], None]).sum(axis=0)
-        used += M.sum(axis=0)
-    top = total.max()
-    if top <= 0: raise UndefinedAgreement(f"no worker has a positive total (largest {top:g}): every defined subset alpha "
-                                          "is <= 0, so the normalisation by the maximum is meaningless")
-    out = pd.DataFrame({"coefficient": total / top, "outlier": total / top <= threshold, "total": total,
-                        "subsets": used.astype(int)}, index=names)
+    out = _trust_table(*_worker_totals(codes, coef * a, ok, k, chunk_mb), names, threshold)
     out.attrs.update(level=level, threshold=threshold, tie_tol=tie_tol, n_subsets=len(codes),
                      n_undefined=int((~ok).sum()))
     return out
