@@ -1,0 +1,201 @@
+"""crowdnb.dask on a local cluster of two worker processes: every number equals the in-memory path on the same data
+(the independent source here) to 1e-10. Skipped when dask, distributed or pyarrow are not installed."""
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+dd = pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("distributed")
+pytest.importorskip("pyarrow")
+
+from crowdnb import agreement, crowdtruth
+from crowdnb.core import simulate_crowd
+from crowdnb.model_b import ModelB
+import crowdnb.dask as cd
+
+EPS = 1e-10
+
+
+@pytest.fixture(scope="module")
+def client():
+    "A local cluster: 2 worker processes, 1 thread each (the functions pick the active Client up themselves)."
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def crowd():
+    "A simulated crowd in time order (a unit's judgments scattered over partitions), plus one unit with one judgment."
+    sim = simulate_crowd(n_units=160, n_workers=12, n_labels=4, workers_per_unit=5, seed=11)
+    df = sim.judgments.sample(frac=1.0, random_state=1).reset_index(drop=True)
+    df = pd.concat([df, pd.DataFrame({"unit": ["lone"], "worker": [df.worker[0]], "label": ["L1"]})], ignore_index=True)
+    return df, sim.labels
+
+
+def _ddf(df, n=3):
+    return dd.from_pandas(df, npartitions=n, sort=False)
+
+
+def close(a, b, eps=EPS):
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    assert a.shape == b.shape, (a.shape, b.shape)
+    assert np.array_equal(np.isnan(a), np.isnan(b))
+    assert np.nanmax(np.abs(a - b), initial=0.0) <= eps, np.nanmax(np.abs(a - b))
+
+
+def same_crowdtruth(a, b):
+    assert len(a.history) == len(b.history) and a.converged == b.converged
+    close(a.history, b.history)
+    assert list(a.workers.index) == list(b.workers.index) and list(a.workers.columns) == list(b.workers.columns)
+    close(a.workers, b.workers)
+    assert list(a.annotations.index) == list(b.annotations.index)
+    close(a.annotations, b.annotations)
+    u = b.units.compute().sort_index()
+    assert list(u.index) == list(a.units.index)
+    close(u[["uqs", "uqs_initial", "judgments"]], a.units[["uqs", "uqs_initial", "judgments"]])
+    for x, y in zip(u.uas, a.units.uas):
+        assert list(x) == list(y); close(list(x.values()), list(y.values()))
+    close(b.uas.compute().sort_index(), a.uas)
+    for k in ("wqs", "wwa", "wsa", "aqs"):
+        close(b.trace[-1][k], a.trace[-1][k])
+
+
+@pytest.mark.parametrize("kw", [dict(labels=["L0", "L1", "L2", "L3"]), dict(),
+                                dict(labels=["L0", "L1", "L2", "L3"], reference=True),
+                                dict(single="drop", keep_index=True)], ids=["closed", "open", "reference", "drop-keep"])
+def test_crowdtruth_same_numbers(client, crowd, kw):
+    df, _ = crowd
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")          # both paths warn about the unit with one judgment
+        a = crowdtruth.run(df, **{k: v for k, v in kw.items() if k != "keep_index"})
+        b = cd.crowdtruth_run(_ddf(df), **kw)
+    same_crowdtruth(a, b)
+
+
+def test_crowdtruth_multi_label_and_own_columns(client):
+    sim = simulate_crowd(n_units=80, n_workers=10, n_labels=4, workers_per_unit=4, multi_label=True, seed=2)
+    df = sim.judgments.rename(columns={"unit": "sentence", "worker": "annotator", "label": "relations"})
+    kw = dict(unit="sentence", worker="annotator", label="relations", sep="|", labels=sim.labels)
+    same_crowdtruth(crowdtruth.run(df, **kw), cd.crowdtruth_run(_ddf(df, 4), **kw))
+
+
+def test_crowdtruth_warnings_and_errors(client, crowd):
+    df, _ = crowd
+    with pytest.warns(UserWarning, match="1 unit.* with a single judgment"):
+        cd.crowdtruth_run(_ddf(df), max_iter=2, tol=1e-12)
+    one = df[df.unit == "lone"]
+    with pytest.raises(ValueError, match="every unit has a single judgment"):
+        cd.crowdtruth_run(_ddf(one, 1))
+    twice = pd.concat([df, df.iloc[[3]]], ignore_index=True)       # a duplicate only the shuffle brings together
+    with pytest.raises(ValueError, match="duplicate judgments .* e.g. unit="):
+        cd.crowdtruth_run(_ddf(twice, 2))
+
+
+@pytest.mark.parametrize("kw", [dict(max_iter=30), dict(n_starts=2, init="random", seed=0, tol=1e-5),
+                                dict(method="smoothed", max_iter=15)], ids=["vote", "random-starts", "smoothed"])
+def test_model_b_same_numbers(client, crowd, kw):
+    df, _ = crowd
+    kw = kw | dict(accelerate=False)             # plain EM: the same path step by step (SQUAREM: see below)
+    a, b = ModelB(**kw).fit(df), cd.model_b_fit(_ddf(df), **kw)
+    assert (a.n_iter_, a.converged_) == (b.n_iter_, b.converged_)
+    assert a.runs_.n_iter.tolist() == b.runs_.n_iter.tolist()
+    close(a.log_lik_, b.log_lik_, EPS * abs(a.log_lik_))
+    for k in ("gamma_", "confusion_", "theta_"):
+        assert getattr(a, k).index.equals(getattr(b, k).index)
+        close(getattr(a, k), getattr(b, k))
+    post = b.posterior_.compute().sort_index()
+    assert list(post.index) == list(a.posterior_.index) and list(post.columns) == list(a.posterior_.columns)
+    close(post, a.posterior_)
+    assert b.labels_.compute().sort_index().tolist() == a.labels_.tolist()
+    close(a.optima_.select_dtypes("number"), b.optima_.select_dtypes("number"), 1e-8)
+
+
+def test_model_b_accelerated_same_optimum(crowd):
+    "SQUAREM's accept test compares log-likelihoods equal to rounding near the optimum: the optimum is the same."
+    df, _ = crowd
+    small = df[df.unit.isin(df.unit.unique()[:60])]
+    a, b = ModelB(accelerate=True, tol=1e-12).fit(small), cd.model_b_fit(_ddf(small), accelerate=True, tol=1e-12)
+    for k in ("gamma_", "confusion_", "theta_"):
+        close(getattr(a, k), getattr(b, k))
+    close(b.posterior_.compute().sort_index(), a.posterior_)
+
+
+def test_model_b_errors(crowd):
+    df, _ = crowd
+    with pytest.raises(NotImplementedError, match="in-memory only"):
+        cd.model_b_fit(_ddf(df), method="anneal")
+    per_q = pd.concat([df.assign(q="a"), df.assign(q="b")], ignore_index=True)
+    with pytest.raises(ValueError, match="select one dimension first"):
+        cd.model_b_fit(_ddf(per_q), dimension="q", max_iter=2)
+    with pytest.raises(TypeError, match="estimator passed as estimator="):
+        cd.model_b_fit(_ddf(df), estimator=ModelB(), tol=1e-3)
+
+
+@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval", "ratio"])
+def test_alpha_same_numbers(client, crowd, level):
+    df, labels = crowd
+    num = df.assign(label=df.label.str[1:].astype(int) + 1)
+    kw = dict(labels=labels) if level == "ordinal" else {}
+    data = df if level in ("nominal", "ordinal") else num
+    expect = agreement.krippendorff_alpha(data, level, **kw)
+    close(cd.krippendorff_alpha(_ddf(data), level, **kw), expect, 1e-12)
+    close(agreement.krippendorff_alpha(_ddf(data), level, **kw), expect, 1e-12)       # the front door dispatches
+
+
+def test_fleiss_same_numbers(client, crowd):
+    df, _ = crowd
+    close(cd.fleiss_kappa(_ddf(df)), agreement.fleiss_kappa(df), 1e-12)
+    close(agreement.fleiss_kappa(_ddf(df, 5)), agreement.fleiss_kappa(df), 1e-12)
+    with pytest.raises(NotImplementedError, match="in-memory only"):
+        agreement.fleiss_kappa(_ddf(df), missing="gwet")
+
+
+def test_parquet_folder(client, crowd, tmp_path):
+    "Judgments written as a partitioned Parquet folder in chunks, read lazily: the same scores."
+    df, labels = crowd
+    for i, start in enumerate(range(0, len(df), 250)):
+        df.iloc[start:start + 250].to_parquet(tmp_path / f"part-{i:03d}.parquet")
+    judged = dd.read_parquet(tmp_path)
+    dj = cd.judgments(judged, labels=labels)
+    assert list(dj.workers) == sorted(df.worker.unique()) and list(dj.labels) == labels
+    close(cd.krippendorff_alpha(dj), agreement.krippendorff_alpha(df, labels=labels), 1e-12)
+    a = ModelB(accelerate=False, max_iter=20).fit(df, labels=labels)
+    b = cd.model_b_fit(judged, accelerate=False, max_iter=20, labels=labels)
+    close(a.confusion_, b.confusion_)
+
+
+def test_validation_names_the_partition(crowd):
+    df, labels = crowd
+    bad = df.copy(); bad.loc[len(bad) - 1, "label"] = "L9"
+    with pytest.raises(ValueError, match="partition 2 of the judgments: label column 'label' has labels outside"):
+        cd.judgments(_ddf(bad), labels=labels)
+    with pytest.raises(ValueError, match="lacks the column"):
+        cd.judgments(_ddf(df), worker="rater")
+    with pytest.raises(TypeError, match="takes a dask DataFrame"):
+        cd.judgments(df)
+
+
+def test_in_memory_tables_unaffected(crowd):
+    "The dispatch leaves pandas input on the in-memory path (no dask import needed for it)."
+    df, _ = crowd
+    assert np.isfinite(agreement.krippendorff_alpha(df)) and np.isfinite(agreement.fleiss_kappa(df))
+
+
+# ---- the entry points the lead wires up (crowdtruth.run and ModelB.fit hand a dask DataFrame to crowdnb.dask)
+@pytest.mark.xfail(strict=False, reason="until crowdtruth.run dispatches dask DataFrames to crowdnb.dask.crowdtruth_run")
+def test_crowdtruth_run_entry_point(client, crowd):
+    df, labels = crowd
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same_crowdtruth(crowdtruth.run(df, labels=labels), crowdtruth.run(_ddf(df), labels=labels))
+
+
+@pytest.mark.xfail(strict=False, reason="until ModelB.fit dispatches dask DataFrames to crowdnb.dask.model_b_fit")
+def test_model_b_fit_entry_point(client, crowd):
+    df, _ = crowd
+    a, b = ModelB(accelerate=False, max_iter=20).fit(df), ModelB(accelerate=False, max_iter=20).fit(_ddf(df))
+    close(a.confusion_, b.confusion_)
+    close(b.posterior_.compute().sort_index(), a.posterior_)
