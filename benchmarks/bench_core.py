@@ -34,4 +34,28 @@ def csv_front_door(quick: bool = False):
     return Result("core: as_judgments from a CSV path", f"{len(table):,} judgments", secs, None, peak,
                   "same judgments as from the DataFrame" if same else "DIFFERENT FROM THE DATAFRAME")
 
-CASES = [load_and_arrays, csv_front_door]
+def from_matrix_and_codes(quick: bool = False):
+    "Judgments.from_matrix on a wide 35,000 x 200 matrix of integer labels (20 per row, the rest -1): 700,000 judgments; then the first label_codes()."
+    import numpy as np
+    from crowdnb.core import Judgments
+    n = 3_500 if quick else 35_000
+    rng = np.random.default_rng(0)
+    m = np.full((n, 200), -1)
+    cols = (rng.integers(0, 200, n)[:, None] + np.arange(20) * 7) % 200
+    m[np.arange(n)[:, None], cols] = rng.integers(0, 5, (n, 20))
+    j, secs = timeit(Judgments.from_matrix, m, missing=-1)
+    j._cache.clear()                                           # the first call, as on Judgments built elsewhere
+    (rows, codes), codes_s = timeit(j.label_codes)
+    ok = j.n_judgments == (m >= 0).sum() and (np.asarray(j.labels)[codes] == m[j.unit_code, j.worker_code]).all()
+    size = f"{j.n_judgments:,} judgments"
+    return [Result("core: Judgments.from_matrix", size, secs, None, None, "labels round-trip" if ok else "MISMATCH"),
+            Result("core: first label_codes() without the cached codes", size, codes_s, None, None, "labels round-trip" if ok else "MISMATCH")]
+
+def memory_bandwidth(quick: bool = False):
+    "The machine's memory bandwidth, for the physical limits of the other cases: one large numpy copy (read + write), best of 3."
+    from benchmarks.common import bandwidth_gbs
+    n = 2**27 if quick else 2**30
+    gbs, secs = timeit(bandwidth_gbs, n)
+    return Result(f"memory bandwidth: numpy copy of {n // 2**20} MiB (read + write)", f"{gbs:.1f} GB/s", secs, None, None, "-")
+
+CASES = [load_and_arrays, csv_front_door, from_matrix_and_codes, memory_bandwidth]

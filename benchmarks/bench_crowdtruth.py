@@ -85,17 +85,59 @@ def rte(quick: bool = False):
     return _compare("rte.standardized.csv", table, [0, 1], f"{len(t):,} judgments")
 
 
+def crowd_table(n_units: int, n_workers: int = 2000, per_unit: int = 20, n_labels: int = 10, seed: int = 0) -> pd.DataFrame:
+    "A large single-label crowd without a units x workers draw: worker k of unit s is (a_s + b_s k) mod n_workers with b_s coprime to n_workers (so the workers of a unit are distinct); 20% spammers, Beta(8, 2) qualities, as in `simulate_crowd`."
+    rng = np.random.default_rng(seed)
+    steps = np.array([b for b in range(1, n_workers) if np.gcd(b, n_workers) == 1])
+    a, b = rng.integers(0, n_workers, n_units), rng.choice(steps, n_units)
+    w = ((a[:, None] + b[:, None] * np.arange(per_unit)) % n_workers).ravel()
+    u = np.repeat(np.arange(n_units), per_unit)
+    q = rng.beta(8.0, 2.0, n_workers); q[rng.random(n_workers) < 0.2] = 0.0
+    d = rng.beta(1.0, 6.0, n_units)
+    truth = rng.integers(0, n_labels, n_units)
+    ans = np.where(rng.random(len(u)) < q[w] * (1 - d[u]), truth[u], rng.integers(0, n_labels, len(u)))
+    names = lambda p, n: pd.Index([f"{p}{k}" for k in range(n)], dtype=str)
+    return pd.DataFrame({"unit": names("u", n_units).take(u), "worker": names("w", n_workers).take(w),
+                         "label": names("L", n_labels).take(ans)})
+
+
+def _crowd_run(n_units: int) -> dict:
+    "Time `as_judgments` and `run` (default mode) on `crowd_table(n_units)` (runs in its own process for the peak RSS)."
+    import time
+    t = crowd_table(n_units)
+    labels = [f"L{k}" for k in range(10)]
+    t0 = time.perf_counter(); J = as_judgments(t, labels=labels); t1 = time.perf_counter()
+    res = ct.run(J); t2 = time.perf_counter()
+    return dict(judgments=len(t), load=t1 - t0, metrics=t2 - t1, iterations=len(res.history), converged=res.converged)
+
+
 def million(quick: bool = False):
-    "crowdnb alone, default mode: 50,000 units x 20 workers (of 200), 10 labels = 1,000,000 judgments, load + metrics."
+    "crowdnb alone, default mode: 50,000 units x 20 workers (of 2,000), 10 labels = 1,000,000 judgments; from Judgments and from the DataFrame."
     n_units = 5_000 if quick else 50_000
-    sim = simulate_crowd(n_units=n_units, n_workers=200, n_labels=10, workers_per_unit=20, seed=0)
-    res, secs = timeit(ct.run, sim.judgments, labels=sim.labels)
+    sim = simulate_crowd(n_units=n_units, n_workers=2000, n_labels=10, workers_per_unit=20, seed=0)
+    J, load_s = timeit(as_judgments, sim.judgments, labels=sim.labels)
+    res, secs = timeit(ct.run, J)
+    _, both_s = timeit(ct.run, sim.judgments, labels=sim.labels)
     _, peak = peak_memory(ct.run, sim.judgments, labels=sim.labels)
     w = res.workers.join(sim.spammer)
     sep = w.loc[w.spammer, "wqs"].max() < w.loc[~w.spammer, "wqs"].median()
-    return Result("crowdtruth 2.0 load + metrics, crowdnb alone", f"{len(sim.judgments):,} judgments", secs, None, peak,
-                  f"{len(res.history)} iterations, converged={res.converged}, spammers below median WQS: {sep}",
-                  "< 30 s, < 4 GB")
+    note = f"{len(res.history)} iterations, converged={res.converged}, spammers below median WQS: {sep}"
+    size = f"{len(sim.judgments):,} judgments"
+    return [Result("crowdtruth 2.0 metrics from Judgments, crowdnb alone", size, secs, None, None, note, "<= 3 s"),
+            Result("crowdtruth 2.0 load + metrics from a DataFrame, crowdnb alone", size, both_s, None, peak, note, ""),
+            Result("core: as_judgments, single-label strings", size, load_s, None, None, "-", "<~ 1 s")]
 
 
-CASES = [closed_task, rte, million]
+def ten_million(quick: bool = False):
+    "crowdnb alone, default mode, in a fresh process (peak RSS of that process): 500,000 units x 20 workers (of 2,000), 10 labels = 10,000,000 judgments, generated without a dense draw."
+    from benchmarks.common import isolated
+    n_units = 50_000 if quick else 500_000
+    out, rss = isolated("bench_crowdtruth", "_crowd_run", n_units=n_units)
+    size = f"{out['judgments']:,} judgments"
+    note = f"{out['iterations']} iterations, converged={out['converged']}; peak = RSS of the process (input table included)"
+    return [Result("crowdtruth 2.0 metrics from Judgments, crowdnb alone", size, out["metrics"], None, rss, note, "<= 45 s, <= 8 GB"),
+            Result("crowdtruth 2.0 load + metrics from a DataFrame, crowdnb alone", size, out["load"] + out["metrics"], None, rss, note, ""),
+            Result("core: as_judgments, single-label strings", size, out["load"], None, rss, "-", "<~ 15 s")]
+
+
+CASES = [closed_task, rte, million, ten_million]

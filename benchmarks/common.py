@@ -42,3 +42,26 @@ def max_abs_diff(a, b) -> float:
     both = np.isnan(a) & np.isnan(b)
     d = np.abs(np.where(both, 0, a - b))
     return float(np.nanmax(d)) if d.size else 0.0
+
+def isolated(module: str, func: str, **kwargs):
+    "Run `benchmarks.<module>.<func>(**kwargs)` (returning a JSON-able dict) in a fresh interpreter; return (its result, peak RSS MiB of that process, from `os.wait4`)."
+    import json, os, subprocess, sys
+    from pathlib import Path
+    code = (f"import json, sys; from benchmarks.{module} import {func}; "
+            f"print(json.dumps({func}(**json.loads(sys.argv[1]))))")
+    root = str(Path(__file__).resolve().parent.parent)
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""), CROWDNB_PROGRESS="0")
+    p = subprocess.Popen([sys.executable, "-c", code, json.dumps(kwargs)], stdout=subprocess.PIPE, cwd=root, env=env)
+    out = p.stdout.read()
+    _, status, usage = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode: raise RuntimeError(f"benchmarks.{module}.{func} failed in its subprocess (exit {p.returncode})")
+    return json.loads(out.decode().strip().splitlines()[-1]), usage.ru_maxrss / 1024   # Linux: KiB
+
+def bandwidth_gbs(n_bytes: int = 2**30) -> float:
+    "Memory bandwidth estimate: bytes read + written per second by a large numpy copy (best of 3), GB/s."
+    import numpy as np
+    a = np.ones(n_bytes // 8); b = np.empty_like(a); best = float("inf")
+    for _ in range(3):
+        t0 = time.perf_counter(); np.copyto(b, a); best = min(best, time.perf_counter() - t0)
+    return 2 * a.nbytes / best / 1e9

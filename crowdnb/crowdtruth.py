@@ -54,11 +54,12 @@ def _blocks(
     n_groups: int,  # number of groups
     order=None,  # a permutation listing the elements group by group (default: as they are)
 ) -> list:
-    "Low-level: groups as zero-padded rows of index matrices, one matrix per power-of-two size: [(group ids, indices)], padding index = len(group)."
+    "Low-level: groups as zero-padded rows of index matrices, one matrix per size (per power-of-two size when there are many): [(group ids, indices)], padding index = len(group)."
     n = len(group)
     size = np.bincount(group, minlength=n_groups)
     start = np.cumsum(size) - size
-    width = np.where(size > 1, 1 << np.ceil(np.log2(np.maximum(size, 1))).astype(np.int64), 1)
+    width = size                                           # few distinct sizes: exact rows, no padding
+    if len(np.unique(size)) > 32: width = np.where(size > 1, 1 << np.ceil(np.log2(np.maximum(size, 1))).astype(np.int64), 1)
     out = []
     for k in np.unique(width[size > 0]):                   # over the few distinct widths, not the groups
         g = np.flatnonzero((width == k) & (size > 0))
@@ -270,41 +271,59 @@ def wqs(wsa, wwa) -> np.ndarray:
 
 # %% ../nbs/10_crowdtruth.ipynb #9916440e
 def _rqs_index(ix: CrowdIndex) -> list:
-    "Per annotation r: its entries, the entries x slots matrices of the denominators and numerators of P_r(i|j), and the slots' workers x workers pattern (indices, indptr); built once per `CrowdIndex`."
+    "Per annotation r: its entries, the entries x slots matrices of the denominators and numerators of P_r(i|j) (slots with a numerator first), and the slots' workers x workers patterns; built once per `CrowdIndex`."
     if "_rqs" in ix.__dict__: return ix.__dict__["_rqs"]
     W, npos = ix.n_workers, len(ix.unit)
-    start = np.cumsum(ix.n_per_unit) - ix.n_per_unit               # first judgment of each unit
+    i32 = np.int32 if max(npos, W * W) < 2**31 - 1 else np.int64   # 4-byte indices whenever they fit
+    start = (np.cumsum(ix.n_per_unit) - ix.n_per_unit).astype(i32)  # first judgment of each unit
+    worker, e_pos = ix.worker.astype(i32), ix.e_pos.astype(i32)
     o = np.lexsort((ix.e_unit, ix.e_worker, ix.e_lab))             # entries by annotation, worker, unit
     cuts = np.searchsorted(ix.e_lab[o], np.arange(ix.n_labels + 1))
     parts, ones = [], np.ones(0)
+    def entries_x_slots(occ, slot, data, n_e, n_s):                 # rows: entries, columns: slots
+        ptr = np.zeros(n_e + 1, i32); np.cumsum(np.bincount(occ, minlength=n_e), out=ptr[1:])
+        return sparse.csr_matrix((data, slot, ptr), shape=(n_e, n_s))
+    def pattern(keys, data):                                        # the slots as a workers x workers matrix
+        return sparse.csr_matrix((data, (keys % W).astype(i32), np.searchsorted(keys // W, np.arange(W + 1)).astype(i32)),
+                                 shape=(W, W))
     for r in range(ix.n_labels):                                    # over annotations, not judgments
         E = o[cuts[r]:cuts[r + 1]]
-        s, j = ix.e_unit[E], ix.e_worker[E]
+        s, j = ix.e_unit[E], worker[e_pos[E]]
         cnt = ix.n_per_unit[s]
         first = np.cumsum(cnt) - cnt
-        occ = np.repeat(np.arange(len(E)), cnt)                     # entry x every judgment of its unit
-        co = np.repeat(start[s] - first, cnt) + np.arange(len(occ))
-        i = ix.worker[co]
-        keep = i != j[occ]                                          # pairs i != j only
-        occ, co = occ[keep], co[keep]
-        key = j[occ].astype(np.int64) * W + i[keep]                 # slot (j, i)
+        occ = np.repeat(np.arange(len(E), dtype=i32), cnt)          # entry x every judgment of its unit
+        co = np.repeat((start[s] - first).astype(i32), cnt); co += np.arange(len(co), dtype=i32)
+        key = j[occ] * i32(W) if i32 is np.int32 else j[occ].astype(np.int64) * W
+        i = worker[co]
+        keep = np.flatnonzero(i != j[occ]).astype(i32)              # pairs i != j only
+        key += i; key, occ, co = key[keep], occ[keep], co[keep]      # slot (j, i) as j * W + i
         del i, keep
         if W * W <= 4 * len(key) + (1 << 22):                       # dense enough: number the slots by a bitmap
             mark = np.zeros(W * W, bool); mark[key] = True
             keys = np.flatnonzero(mark)
-            slot = (np.cumsum(mark, dtype=np.int64) - 1)[key]
+            slot = np.cumsum(mark, dtype=i32); slot -= 1; slot = slot[key]
             del mark
-        else: keys, slot = np.unique(key, return_inverse=True)
+        else: keys, slot = np.unique(key, return_inverse=True); slot = slot.astype(i32)
         del key
-        if len(ones) < len(slot): ones = np.ones(len(slot))         # one shared array of ones for the 0/1 data
-        ptr = np.r_[0, np.cumsum(np.bincount(occ, minlength=len(E)))]
-        den = sparse.csr_matrix((ones[:len(slot)], slot, ptr), shape=(len(E), len(keys)))
         count = np.zeros(npos); count[ix.e_pos[E]] = ix.e_val[E]    # the co-worker's count of r, per judgment
-        xi = count[co]; nz = xi > 0
-        ptr = np.r_[0, np.cumsum(np.bincount(occ[nz], minlength=len(E)))]
-        num = sparse.csr_matrix((xi[nz], slot[nz], ptr), shape=(len(E), len(keys)))
-        pattern = ((keys % W).astype(den.indices.dtype), np.searchsorted(keys // W, np.arange(W + 1)))
-        parts.append((E, den, num, pattern, ones[:len(keys)]))
+        xi = count[co]; nz = np.flatnonzero(xi)
+        del co, count
+        has_num = np.zeros(len(keys), bool); has_num[slot[nz]] = True
+        K = int(has_num.sum())
+        new = np.empty(len(keys), i32)                              # renumber: slots with a numerator first
+        new[has_num], new[~has_num] = np.arange(K, dtype=i32), np.arange(K, len(keys), dtype=i32)
+        slot = new[slot]
+        if len(ones) < max(len(slot), len(keys)): ones = np.ones(max(len(slot), len(keys)))   # shared 0/1 data
+        low = slot < K
+        lo, hi = np.flatnonzero(low), np.flatnonzero(~low)
+        del low
+        parts.append(dict(
+            E=E, K=K, new=new,
+            den=entries_x_slots(occ[lo], slot[lo], ones[:len(lo)], len(E), K),
+            den_rest=entries_x_slots(occ[hi], slot[hi] - K, ones[:len(hi)], len(E), len(keys) - K),
+            num=entries_x_slots(occ[nz], slot[nz], xi[nz], len(E), K),
+            P=pattern(keys[has_num], np.zeros(K)),                  # data: P_r(i|j), set by each call of rqs
+            all=pattern(keys, ones[:len(keys)])))
     ix.__dict__["_rqs"] = parts
     return parts
 
@@ -329,17 +348,23 @@ def p_given(ix: CrowdIndex, sqs, r: int):
 
 def rqs(ix: CrowdIndex, sqs, wqs, floor: float = TINY, clamp: float = 0.0) -> np.ndarray:
     "Low-level (a `CrowdIndex`, score arrays): RQS (AQS) per annotation, the WQS-weighted mean of P_r(i|j) over ordered worker pairs i != j where it is defined."
-    wqs, sqs, W, L = np.asarray(wqs, float), np.asarray(sqs, float), ix.n_workers, ix.n_labels
+    wqs, sqs, L = np.asarray(wqs, float), np.asarray(sqs, float), ix.n_labels
     y_all = sqs[ix.e_unit] * ix.e_val                               # SQS(s) WorkVec(j, s)(r) per entry
+    all_defined = not (sqs[ix.n_per_unit > 0] == 0).any()           # then every slot has a denominator > 0
     num_r, den_r = np.zeros(L), np.zeros(L)
-    for r, (E, den_m, num_m, (cols, ptr), ones) in enumerate(_rqs_index(ix)):   # over annotations
-        if not len(E): continue
-        y = y_all[E]
-        den, num = den_m.T @ y, num_m.T @ y                         # every slot's denominator and numerator
-        ok = den != 0                                               # P_r(i|j) defined
-        P = np.divide(num, den, out=np.zeros(len(den)), where=ok)   # divided directly (1 / den overflows)
-        num_r[r] = wqs @ (sparse.csr_matrix((P, cols, ptr), shape=(W, W)) @ wqs)
-        den_r[r] = wqs @ (sparse.csr_matrix((ones if ok.all() else ok.astype(float), cols, ptr), shape=(W, W)) @ wqs)
+    for r, d in enumerate(_rqs_index(ix)):                          # over annotations
+        if not len(d["E"]): continue
+        y = y_all[d["E"]]
+        den, num = d["den"].T @ y, d["num"].T @ y                   # the slots with a numerator
+        if all_defined:
+            d["P"].data = num / den                                 # divided directly (1 / den overflows)
+            den_r[r] = wqs @ (d["all"] @ wqs)
+        else:                                                       # P_r(i|j) defined where den != 0
+            ok = np.r_[den != 0, (d["den_rest"].T @ y) != 0]
+            d["P"].data = np.divide(num, den, out=np.zeros(d["K"]), where=ok[:d["K"]])
+            den_r[r] = wqs @ (sparse.csr_matrix((ok[d["new"]].astype(float), d["all"].indices, d["all"].indptr),
+                                                shape=d["all"].shape) @ wqs)
+        num_r[r] = wqs @ (d["P"] @ wqs)
     ok = den_r > clamp                                              # reference: den <= 1e-8 gives the floor
     out = np.where(ok, num_r / np.where(ok, den_r, 1.0), floor)
     return np.maximum(out, floor)
