@@ -600,6 +600,7 @@ def _report_run(a) -> int:
                      response=a.response, errors=a.errors, title=a.title, **kw)
     summary = pd.read_csv(page.parent / "summary.csv", keep_default_na=False)
     w = summary[summary["kind"] == "worker"].set_index("id")[["methods"]]
-    _print_table(w, f"flagged workers ({len(w)})" if len(w) else "no flagged worker")
+    if len(w): _print_table(w, f"flagged workers ({len(w)}), with the methods that flag them")
+    else: print("no worker is flagged")
     print(f"wrote report.html, report.ipynb, summary.csv to {page.parent}", file=sys.stderr)
     return 0

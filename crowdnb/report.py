@@ -506,7 +506,7 @@ def _confusion_grid(conf: pd.DataFrame, workers, theta: pd.Series):
 @patch
 def dawid_skene(self: QualityReport,
                 max_iter: int = 1000,  # EM iteration cap
-                tol: float = 1e-8,  # EM tolerance
+                tol: float = 1e-6,  # EM stops when no parameter moves by more than this
                 ) -> Section:
     "Dawid–Skene (model B): confusion matrices, the model's labels against majority vote, and the units where they differ."
     from crowdnb.model_b import ModelB
@@ -828,7 +828,8 @@ def execute(
     "Execute `nb` in place in a fresh Python kernel in `cwd`; input errors come back as ValueError/TypeError."
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
-    env = dict(os.environ, CROWDNB_PROGRESS="0", MPLBACKEND="Agg", PYDEVD_DISABLE_FILE_VALIDATION="1")
+    env = dict(os.environ, CROWDNB_PROGRESS="0", MPLBACKEND="Agg", PYDEVD_DISABLE_FILE_VALIDATION="1",
+               PYTHONWARNINGS="ignore:IProgress not found")                 # tqdm.auto in a kernel without ipywidgets
     client = NotebookClient(nb, kernel_name="python3", timeout=timeout, resources={"metadata": {"path": str(cwd)}})
     bar = progress_bar(total=len(nb.cells), show=progress, desc="report")
     try:
@@ -1128,7 +1129,9 @@ def table1(self: CorefReport) -> Section:
     for (scale, items), row in t.iterrows():
         if items != "all": continue
         for w in row["outliers"]: self.flags.append(("worker", w, f"trust/{scale}", f"outlier on the {scale} scale"))
-    self.outliers = list(dict.fromkeys(w for (_, it), r in t.iterrows() if it == "all" for w in r["outliers"]))
+    scales = t.index.get_level_values("scale").unique()
+    hits = pd.Series([w for (_, it), r in t.iterrows() if it == "all" for w in r["outliers"]], dtype=object).value_counts()
+    self.outliers = list(hits.index[hits >= min(2, len(scales))])          # like the crowd report: two methods (scales)
     try:
         tc = trust_coefficients(self.R, level=self.level, threshold=self.threshold)
         self.trust_ = tc
@@ -1144,7 +1147,8 @@ def table1(self: CorefReport) -> Section:
             fig.tight_layout()
             s.add(figure_html(fig, "trust coefficient of each rater"))
     except (UndefinedAgreement, ValueError) as e: s.para(f"The raters' trust coefficients are undefined: {esc(e)}.")
-    s.para("Outlier raters (flagged on all items of some scale): " + (", ".join(f"<b>{esc(w)}</b>" for w in self.outliers) or "none") + ".")
+    s.para("Outlier raters (flagged on all items of at least two scales): "
+           + (", ".join(f"<b>{esc(w)}</b>" for w in self.outliers) or "none") + ".")
     return s
 
 # %% ../nbs/60_report.ipynb #11811cd2
@@ -1202,7 +1206,7 @@ def summary_table(self: CorefReport) -> pd.DataFrame:
     "kind, id, methods, evidence: the outlier raters and the items with the most rater disagreement or metric-human gap."
     f = pd.DataFrame(self.flags, columns=["kind", "id", "method", "evidence"])
     rows = [("worker", w, ", ".join(dict.fromkeys(g["method"])), "; ".join(dict.fromkeys(g["evidence"])))
-            for w, g in f.groupby("id", sort=False)]
+            for w, g in f.groupby("id", sort=False) if w in self.outliers]
     us = {k: v for k, v in self.unit_scores.items() if v is not None}
     if us:
         ranks = pd.DataFrame({k: v.rank(pct=True) for k, v in us.items()})
@@ -1224,7 +1228,8 @@ def summary(self: CorefReport) -> Section:
     s.add('<h3 id="whom-to-trust">Whom to trust</h3>')
     if self.R is None: s.para("No ratings were given, so no rater is assessed.")
     elif len(w):
-        s.para(f"{len(w)} outlier rater(s), with the scales on which the trust coefficients flag them (all items):")
+        s.para(f"{len(w)} outlier rater(s): the trust coefficients flag them on all items of at least two scales "
+               "(the scales are listed):")
         s.add(html_table(w.set_index("id")[["methods", "evidence"]]))
     else: s.para("No rater is an outlier on any scale.")
     s.add('<h3 id="least-clear-items">The least clear items</h3>')
