@@ -13,6 +13,7 @@ import re, warnings
 
 import numpy as np
 import pandas as pd
+from fastcore.basics import patch
 from fastcore.meta import delegates
 
 from .core import (Judgments, as_judgments, as_rng, check_choice, check_int, check_level, check_number,
@@ -22,9 +23,23 @@ from .core import (Judgments, as_judgments, as_rng, check_choice, check_int, che
 __all__ = ['ERROR_TYPES', 'ERROR_NAMES', 'INJECTION_ORDER', 'EXAMPLE_PASSAGES', 'SCALES', 'MEASURES', 'PAPER_METRICS',
            'PENALTIES', 'check_clustering', 'parse_brackets', 'inject_errors', 'ErrorCorpus', 'error_corpus', 'Scale',
            'get_scale', 'ratings_matrix', 'convert', 'to_unit', 'reverse', 'simple_items', 'alpha_table',
-           'format_table1', 'check_metric_scores', 'human_scores', 'metric_gap_table', 'fit_linear', 'ErrorRegression',
+           'format_table1', 'human_scores', 'check_metric_scores', 'metric_gap_table', 'fit_linear', 'ErrorRegression',
            'check_error_counts', 'error_regression', 'metric_scores', 'plot_metric_vs_human', 'plot_coefficients',
            'RaterSimulation', 'simulate_ratings']
+
+# %% ../nbs/41_humeval.ipynb #fa41fd90
+def _mention(m, c, n_tokens, name):
+    "Mention `m` of chain `c` as a checked pair of ints: 0 <= start <= end < n_tokens."
+    if isinstance(m, (str, bytes)) or not isinstance(m, Iterable) or len(tuple(m)) != 2:
+        raise TypeError(f"{name}: chain {c} holds {m!r}, not a (start, end) pair")
+    s, e = tuple(m)
+    if not all(isinstance(v, (Integral, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in (s, e)):
+        raise TypeError(f"{name}: chain {c} holds {m!r}; token positions must be integers")
+    s, e = int(s), int(e)
+    if s < 0 or e < s: raise ValueError(f"{name}: chain {c} holds {m!r}; need 0 <= start <= end")
+    if n_tokens is not None and e >= n_tokens:
+        raise ValueError(f"{name}: chain {c} holds {m!r}, beyond the document's {n_tokens} tokens")
+    return s, e
 
 # %% ../nbs/41_humeval.ipynb #35f618ee
 def check_clustering(
@@ -41,15 +56,7 @@ def check_clustering(
             raise TypeError(f"{name}: chain {c} must be a sequence of (start, end) mentions, not {type(chain).__name__}")
         ms = []
         for m in chain:
-            if isinstance(m, (str, bytes)) or not isinstance(m, Iterable) or len(tuple(m)) != 2:
-                raise TypeError(f"{name}: chain {c} holds {m!r}, not a (start, end) pair")
-            s, e = tuple(m)
-            if not all(isinstance(v, (Integral, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in (s, e)):
-                raise TypeError(f"{name}: chain {c} holds {m!r}; token positions must be integers")
-            s, e = int(s), int(e)
-            if s < 0 or e < s: raise ValueError(f"{name}: chain {c} holds {m!r}; need 0 <= start <= end")
-            if n_tokens is not None and e >= n_tokens:
-                raise ValueError(f"{name}: chain {c} holds {m!r}, beyond the document's {n_tokens} tokens")
+            s, e = _mention(m, c, n_tokens, name)
             if (s, e) in seen:
                 raise ValueError(f"{name}: mention {(s, e)} appears in chain {seen[(s, e)]} and chain {c}")
             seen[(s, e)] = c
@@ -86,13 +93,14 @@ def parse_brackets(
 ERROR_TYPES = ("border", "type", "noise", "silence", "irrelevant", "absence")
 ERROR_NAMES = {"border": "Border", "type": "Type", "noise": "Noise", "silence": "Silence",
                "irrelevant": "Irrelevant chains", "absence": "Chain absence"}
-INJECTION_ORDER = ("absence", "silence", "type", "border", "noise", "irrelevant")
 
+# %% ../nbs/41_humeval.ipynb #1891cea4
 def _crosses(span, mentions):
     "True when `span` partially overlaps (crosses) one of `mentions`."
     s, e = span
     return any((a < s <= b < e) or (s < a <= e < b) for a, b in mentions)
 
+# %% ../nbs/41_humeval.ipynb #42eb15f4
 def _free_spans(covered, ok_token, lengths):
     "All spans with length in `lengths` lying on free (uncovered) admissible tokens."
     free = ~covered & ok_token
@@ -102,32 +110,62 @@ def _free_spans(covered, ok_token, lengths):
         spans += [(int(s), int(s) + L - 1) for s in np.flatnonzero(win)]
     return spans
 
+# %% ../nbs/41_humeval.ipynb #98567716
 class _State:
     "Working copy of a clustering during error injection."
-    def __init__(self, gold, n_tokens, ok_token, rng):
+    def __init__(self,
+                 gold,  # the checked gold clustering
+                 n_tokens,  # the document's length in tokens
+                 ok_token,  # boolean mask of the tokens a new span may cover
+                 rng,  # the numpy Generator every draw comes from
+                ):
         self.chains = [list(c) for c in gold]
         self.n_tokens, self.ok_token, self.rng = n_tokens, ok_token, rng
         self.touched = set()
         self.covered = np.zeros(n_tokens, bool)      # tokens under a gold or response mention
         for c in gold:
             for s, e in c: self.covered[s:e + 1] = True
-    def mentions(self): return {m for c in self.chains for m in c}
-    def pick(self, seq): return seq[self.rng.integers(len(seq))]
-    def cover(self, t): self.covered[t[0]:t[1] + 1] = True
+
+# %% ../nbs/41_humeval.ipynb #7eecfa09
+@patch
+def mentions(self: _State):
+    "Every mention of the working copy."
+    return {m for c in self.chains for m in c}
+
+# %% ../nbs/41_humeval.ipynb #b815294d
+@patch
+def pick(self: _State,
+         seq,  # the admissible targets
+        ):
+    "One element of `seq`, drawn uniformly."
+    return seq[self.rng.integers(len(seq))]
+
+# %% ../nbs/41_humeval.ipynb #323847c1
+@patch
+def cover(self: _State,
+          t,  # a (start, end) span
+         ):
+    "Mark the tokens of span `t` as covered by a mention."
+    self.covered[t[0]:t[1] + 1] = True
 
 # %% ../nbs/41_humeval.ipynb #77b1094f
 def _absence(st, **kw):
+    "Remove one untouched chain; the reason if there is none."
     cand = [i for i, c in enumerate(st.chains) if len(c) >= 2 and not st.touched.intersection(c)]
     if not cand: return "no untouched chain of two or more mentions is left to remove"
     del st.chains[st.pick(cand)]
 
+# %% ../nbs/41_humeval.ipynb #4e004c2a
 def _silence(st, **kw):
+    "Remove one untouched mention from a chain of three or more; the reason if there is none."
     cand = [(i, m) for i, c in enumerate(st.chains) if len(c) >= 3 for m in c if m not in st.touched]
     if not cand: return "no chain of three or more mentions has an untouched mention left to remove"
     i, m = st.pick(cand)
     st.chains[i].remove(m); st.touched.add(m)
 
+# %% ../nbs/41_humeval.ipynb #610f20cf
 def _type(st, **kw):
+    "Move one untouched mention of a chain of three or more to another chain; the reason if impossible."
     big = [i for i, c in enumerate(st.chains) if len(c) >= 2]
     cand = [(i, m) for i in big if len(st.chains[i]) >= 3 for m in st.chains[i] if m not in st.touched]
     if len(big) < 2 or not cand:
@@ -136,7 +174,9 @@ def _type(st, **kw):
     j = st.pick([k for k in big if k != i])
     st.chains[i].remove(m); st.chains[j].append(m); st.touched.add(m)
 
+# %% ../nbs/41_humeval.ipynb #25d2b03b
 def _border(st, **kw):
+    "Shift one boundary of one untouched mention by one token; the reason if no shift is admissible."
     present, options = st.mentions(), []
     for i, c in enumerate(st.chains):
         for m in c:
@@ -149,14 +189,18 @@ def _border(st, **kw):
     i, m, t = st.pick(options)
     c = st.chains[i]; c[c.index(m)] = t; st.touched.add(t); st.cover(t)
 
+# %% ../nbs/41_humeval.ipynb #5c611d1c
 def _noise(st, noise_length=(1, 3), **kw):
+    "Add a free span to a chain; the reason if there is no chain or no free span."
     big = [i for i, c in enumerate(st.chains) if len(c) >= 2]
     spans = _free_spans(st.covered, st.ok_token, noise_length)
     if not big or not spans: return "a noise error needs a chain and a free span of tokens outside every mention"
     t = st.pick(spans); i = st.pick(big)
     st.chains[i].append(t); st.touched.add(t); st.cover(t)
 
+# %% ../nbs/41_humeval.ipynb #505b95a0
 def _irrelevant(st, irrelevant_size=2, noise_length=(1, 3), **kw):
+    "Link singletons (then free spans) into a new chain; the reason if there are too few."
     singles = [i for i, c in enumerate(st.chains) if len(c) == 1 and c[0] not in st.touched]
     take = [singles[k] for k in st.rng.permutation(len(singles))[:irrelevant_size]]
     new = [st.chains[i][0] for i in take]
@@ -167,10 +211,13 @@ def _irrelevant(st, irrelevant_size=2, noise_length=(1, 3), **kw):
     for i in sorted(take, reverse=True): del st.chains[i]
     st.chains.append(new); st.touched.update(new)
 
+# %% ../nbs/41_humeval.ipynb #45be0f19
+INJECTION_ORDER = ("absence", "silence", "type", "border", "noise", "irrelevant")
 _INJECT = dict(absence=_absence, silence=_silence, type=_type, border=_border, noise=_noise, irrelevant=_irrelevant)
 
 # %% ../nbs/41_humeval.ipynb #76134a96
 def _check_counts(counts):
+    "`counts` as {error type: int}, checked: known types, non-negative integers."
     if not isinstance(counts, Mapping): raise TypeError(f"counts must be a dict {{error type: number}}, not {type(counts).__name__}")
     out = {}
     for t, n in counts.items():
@@ -180,6 +227,33 @@ def _check_counts(counts):
         out[t] = int(n)
     return out
 
+# %% ../nbs/41_humeval.ipynb #81f9097c
+def _noise_length(noise_length):
+    "`noise_length` checked: a (min, max) pair of token counts with min <= max."
+    if not (isinstance(noise_length, (tuple, list)) and len(noise_length) == 2):
+        raise TypeError(f"noise_length must be a (min, max) pair of token counts, not {noise_length!r}")
+    lo, hi = check_int("noise_length[0]", noise_length[0]), check_int("noise_length[1]", noise_length[1])
+    if lo > hi: raise ValueError(f"noise_length must be (min, max) with min <= max, got {tuple(noise_length)!r}")
+    return lo, hi
+
+# %% ../nbs/41_humeval.ipynb #db8a5f59
+def _document(gold, n_tokens, tokens):
+    "The checked gold clustering, the document's length and its admissible tokens (those with a letter or digit)."
+    if n_tokens is not None: n_tokens = check_int("n_tokens", n_tokens, low=1)
+    if tokens is not None:
+        tokens = list(tokens)
+        if n_tokens is not None and n_tokens != len(tokens):
+            raise ValueError(f"n_tokens={n_tokens} but {len(tokens)} tokens were given")
+        n_tokens = len(tokens)
+    gold = check_clustering(gold, n_tokens, "gold")
+    if n_tokens is None:
+        if not gold: raise ValueError("an empty gold clustering needs n_tokens")
+        n_tokens = max(e for c in gold for _, e in c) + 1
+    ok = (np.ones(n_tokens, bool) if tokens is None
+          else np.array([any(ch.isalnum() for ch in str(w)) for w in tokens], bool))
+    return gold, n_tokens, ok
+
+# %% ../nbs/41_humeval.ipynb #587fe3e3
 def inject_errors(
     gold,  # the gold clustering: a list of chains, each a sequence of (start, end) mentions
     counts,  # {error type: number of errors}, types among `ERROR_TYPES`
@@ -194,23 +268,10 @@ def inject_errors(
     check_choice("on_fail", on_fail, ("raise", "skip"))
     rng = as_rng(seed)
     if n_tokens is not None: n_tokens = check_int("n_tokens", n_tokens, low=1)
-    if not (isinstance(noise_length, (tuple, list)) and len(noise_length) == 2):
-        raise TypeError(f"noise_length must be a (min, max) pair of token counts, not {noise_length!r}")
-    lo, hi = check_int("noise_length[0]", noise_length[0]), check_int("noise_length[1]", noise_length[1])
-    if lo > hi: raise ValueError(f"noise_length must be (min, max) with min <= max, got {tuple(noise_length)!r}")
+    lo, hi = _noise_length(noise_length)
     irrelevant_size = check_int("irrelevant_size", irrelevant_size, low=2)
-    if tokens is not None:
-        tokens = list(tokens)
-        if n_tokens is not None and n_tokens != len(tokens):
-            raise ValueError(f"n_tokens={n_tokens} but {len(tokens)} tokens were given")
-        n_tokens = len(tokens)
-    gold = check_clustering(gold, n_tokens, "gold")
-    if n_tokens is None:
-        if not gold: raise ValueError("an empty gold clustering needs n_tokens")
-        n_tokens = max(e for c in gold for _, e in c) + 1
+    gold, n_tokens, ok = _document(gold, n_tokens, tokens)
     counts = _check_counts(counts)
-    ok = (np.ones(n_tokens, bool) if tokens is None
-          else np.array([any(ch.isalnum() for ch in str(w)) for w in tokens], bool))
     st = _State(gold, n_tokens, ok, rng)
     done = {t: 0 for t in ERROR_TYPES}
     for t in INJECTION_ORDER:
@@ -223,8 +284,10 @@ def inject_errors(
     return [tuple(sorted(c)) for c in st.chains if c], done
 
 # %% ../nbs/41_humeval.ipynb #727fe9f2
-EXAMPLE_PASSAGES = {
-"bakery": """[Marie Duval]m opened [[her]m small bakery]b in [the harbour town]t in 1998 . [She]m had learned
+EXAMPLE_PASSAGES = {}
+
+# %% ../nbs/41_humeval.ipynb #11f5dd42
+EXAMPLE_PASSAGES["bakery"] = """[Marie Duval]m opened [[her]m small bakery]b in [the harbour town]t in 1998 . [She]m had learned
 [the trade]tr from [[her]m grandfather]g , [a stern man]g who woke before [dawn]d every day of [his]g life .
 [The bakery]b was narrow and dark , but [it]b smelled of butter and rye . [Fishermen]f came in before [their]f
 boats left , and [they]f paid with coins still wet from [the sea]s . [Marie]m kept [a notebook]n behind
@@ -232,31 +295,36 @@ boats left , and [they]f paid with coins still wet from [the sea]s . [Marie]m ke
 [each one]r carried [a small drawing]dr of [the loaf]l . When [the town]t built [a supermarket]sm ,
 [many neighbours]nb feared for [the bakery]b . [They]nb need not have worried . [The fishermen]f stayed loyal ,
 and [[the supermarket]sm 's bread]sb was soon a joke in [every kitchen]k of [the town]t .
-[Marie]m still opens [the shop]b at five .""",
-"lighthouse": """[The old lighthouse]lh stands on [a rock]r at [the mouth of [the bay]by]mo . [Tomas]k kept [it]lh
+[Marie]m still opens [the shop]b at five ."""
+
+# %% ../nbs/41_humeval.ipynb #ba4e1031
+EXAMPLE_PASSAGES["lighthouse"] = """[The old lighthouse]lh stands on [a rock]r at [the mouth of [the bay]by]mo . [Tomas]k kept [it]lh
 for [thirty years]y . Every evening [he]k climbed [[its]lh hundred steps]st with [a can of [oil]o]c , and every
 morning [he]k wrote [the weather]w in [a log]lg . [[His]k wife]a , [Ana]a , thought [the job]j was lonely .
 [She]a was wrong : [ships]sh passed all night , and [their]sh lights answered [his]k . One winter [a storm]sm
 broke [the great lens]ln . [Tomas]k and [Ana]a carried [candles]ca up [the tower]lh and kept [them]ca burning
 until [dawn]d . [A cargo ship]cs that was lost in [the storm]sm saw [the weak light]wl and turned away from
 [the rock]r . [Its]cs captain later sent [a letter]lt to [the couple]cp . [Ana]a framed [it]lt , and [it]lt
-still hangs in [the kitchen]kt of [the cottage]ct below [the lighthouse]lh .""",
-"marsh": """[Dr. Okafor]o and [[her]o two students]s spent [the summer]su counting [frogs]f in [a marsh]m near
+still hangs in [the kitchen]kt of [the cottage]ct below [the lighthouse]lh ."""
+
+# %% ../nbs/41_humeval.ipynb #40ec5c58
+EXAMPLE_PASSAGES["marsh"] = """[Dr. Okafor]o and [[her]o two students]s spent [the summer]su counting [frogs]f in [a marsh]m near
 [the university]u . [The students]s waded in at night , because [the frogs]f call only after [dark]dk .
 [Each student]es carried [a recorder]rc and [a lamp]lp . [Okafor]o wanted to know whether [the new road]rd had
 reduced [the population]p . [The road]rd had been built [two years]ty earlier , and [it]rd cut [the marsh]m in
 half . By [August]au [the team]s had [three thousand recordings]rec . [They]rec showed that [the frogs]f north
 of [the road]rd called less often than [those]fs in [the south]so . [Okafor]o wrote [a report]rp for
 [the city council]cc . [The council]cc read [it]rp and decided to build [a tunnel]tn under [the road]rd so that
-[the animals]f could cross . [The students]s still visit [the tunnel]tn every spring .""",
-"football": """[The village team]vt had not won [a match]mt in [two seasons]ts . Then [a retired teacher]rt named
+[the animals]f could cross . [The students]s still visit [the tunnel]tn every spring ."""
+
+# %% ../nbs/41_humeval.ipynb #8ab03341
+EXAMPLE_PASSAGES["football"] = """[The village team]vt had not won [a match]mt in [two seasons]ts . Then [a retired teacher]rt named
 [Paulo]rt offered to coach [them]vt . [He]rt knew little about [football]fb , but [he]rt knew [the players]pl .
 [Most of [them]pl]mo had been [his]rt pupils . [Paulo]rt moved [training]tr to [the morning]mn and asked
 [each player]ep to bring [a friend]fr . [The friends]fr became [a crowd]cr , and [the crowd]cr became
 [a habit]hb . In [spring]sp [the team]vt beat [[their]vt neighbours]nb by [one goal]g . [The goal]g came from
 [Lina]l , [the youngest player]l on [the field]fd . [She]l had joined only [a month]mo2 before .
-[The neighbours]nb demanded [a rematch]rm , and [Paulo]rt agreed . [They]nb lost [it]rm too .""",
-}
+[The neighbours]nb demanded [a rematch]rm , and [Paulo]rt agreed . [They]nb lost [it]rm too ."""
 
 # %% ../nbs/41_humeval.ipynb #12f942b6
 @dataclass
@@ -267,6 +335,43 @@ class ErrorCorpus:
     key: dict              # unit -> gold clustering
     response: dict         # unit -> erroneous clustering
 
+# %% ../nbs/41_humeval.ipynb #d40613ca
+def _plans(n_items, multi, max_errors, types, rng):
+    "The errors planned for each item, {type: count}, in a random order."
+    n_multi = int(round(multi * n_items)); n_single = n_items - n_multi
+    single = rng.permutation(np.arange(n_single) % len(types))
+    plans = [{types[k]: 1} for k in single]
+    for _ in range(n_multi):
+        ks = rng.integers(0, len(types), rng.integers(2, max_errors + 1))
+        plans.append({types[k]: int(n) for k, n in zip(*np.unique(ks, return_counts=True))})
+    return [plans[i] for i in rng.permutation(n_items)]
+
+# %% ../nbs/41_humeval.ipynb #eb712323
+def _make_item(docs, plan, item, rng, tokens, n_tokens, inject_kwargs):
+    "(document id, erroneous copy, realised counts) of one item: the first document, in random order, that takes `plan`."
+    names = list(docs)
+    for d in (names[k] for k in rng.permutation(len(names))):
+        try:
+            r, done = inject_errors(docs[d], plan, n_tokens=n_tokens.get(d), tokens=tokens.get(d), seed=rng,
+                                    **inject_kwargs)
+            return d, r, done
+        except ValueError as e: why = e
+    raise ValueError(f"no document can take the errors {plan} planned for {item} (last reason: {why})")
+
+# %% ../nbs/41_humeval.ipynb #d5e88a39
+def _corpus_options(documents, types, multi, max_errors, n_items):
+    "`error_corpus`'s options checked: (types as a tuple, multi, max_errors, n_items)."
+    if not isinstance(documents, Mapping) or not documents:
+        raise TypeError("documents must be a non-empty dict {doc_id: clustering}")
+    types = (types,) if isinstance(types, str) else tuple(types)
+    bad = [t for t in types if t not in ERROR_TYPES]
+    if bad or not types: raise ValueError(f"unknown error type(s) {bad}; choose from {list(ERROR_TYPES)}")
+    multi = check_number("multi", multi, 0, 1)
+    max_errors = check_int("max_errors", max_errors, low=1)
+    if max_errors < 2 and multi > 0: raise ValueError(f"max_errors must be at least 2 when multi > 0; got {max_errors}")
+    return types, multi, max_errors, check_int("n_items", n_items, low=1)
+
+# %% ../nbs/41_humeval.ipynb #ca60748c
 def error_corpus(
     documents,  # gold documents: {doc_id: clustering}
     n_items=120,  # number of items (erroneous copies) to make
@@ -280,40 +385,18 @@ def error_corpus(
     **inject_kwargs,  # noise_length, irrelevant_size: passed to `inject_errors`
 ) -> ErrorCorpus:
     "Items with known errors: most with one error (types balanced), a fraction `multi` with 2..`max_errors`."
-    if not isinstance(documents, Mapping) or not documents:
-        raise TypeError("documents must be a non-empty dict {doc_id: clustering}")
-    types = (types,) if isinstance(types, str) else tuple(types)
-    bad = [t for t in types if t not in ERROR_TYPES]
-    if bad or not types: raise ValueError(f"unknown error type(s) {bad}; choose from {list(ERROR_TYPES)}")
-    multi = check_number("multi", multi, 0, 1)
-    max_errors = check_int("max_errors", max_errors, low=1)
-    if max_errors < 2 and multi > 0: raise ValueError(f"max_errors must be at least 2 when multi > 0; got {max_errors}")
-    n_items = check_int("n_items", n_items, low=1)
+    types, multi, max_errors, n_items = _corpus_options(documents, types, multi, max_errors, n_items)
     rng = as_rng(seed)
     tokens, n_tokens = dict(tokens or {}), dict(n_tokens or {})
     docs = {d: check_clustering(c, len(tokens[d]) if d in tokens else n_tokens.get(d), f"document {d!r}")
             for d, c in documents.items()}
-    n_multi = int(round(multi * n_items)); n_single = n_items - n_multi
-    single = rng.permutation(np.arange(n_single) % len(types))
-    plans = [{types[k]: 1} for k in single]
-    for _ in range(n_multi):
-        ks = rng.integers(0, len(types), rng.integers(2, max_errors + 1))
-        plans.append({types[k]: int(n) for k, n in zip(*np.unique(ks, return_counts=True))})
-    plans = [plans[i] for i in rng.permutation(n_items)]
+    plans = _plans(n_items, multi, max_errors, types, rng)
     ids = [f"item{i:0{len(str(n_items - 1))}d}" for i in range(n_items)]
-    names = list(docs)
-    rows, doc_of, key, resp = [], [], {}, {}
-    for item, plan in zip(progress_bar(ids, show=progress, desc="items"), plans):
-        for d in (names[k] for k in rng.permutation(len(names))):
-            try:
-                r, done = inject_errors(docs[d], plan, n_tokens=n_tokens.get(d), tokens=tokens.get(d), seed=rng,
-                                        **inject_kwargs)
-                break
-            except ValueError as e: why = e
-        else: raise ValueError(f"no document can take the errors {plan} planned for {item} (last reason: {why})")
-        rows.append(done); doc_of.append(d); key[item] = docs[d]; resp[item] = r
-    counts = pd.DataFrame(rows, index=pd.Index(ids, name="unit"), columns=list(ERROR_TYPES))
-    return ErrorCorpus(counts, pd.Series(doc_of, counts.index, name="document"), key, resp)
+    made = [_make_item(docs, plan, item, rng, tokens, n_tokens, inject_kwargs)
+            for item, plan in zip(progress_bar(ids, show=progress, desc="items"), plans)]
+    counts = pd.DataFrame([done for _, _, done in made], index=pd.Index(ids, name="unit"), columns=list(ERROR_TYPES))
+    return ErrorCorpus(counts, pd.Series([d for d, _, _ in made], counts.index, name="document"),
+                       {i: docs[d] for i, (d, _, _) in zip(ids, made)}, {i: r for i, (_, r, _) in zip(ids, made)})
 
 # %% ../nbs/41_humeval.ipynb #1b643dba
 @dataclass(frozen=True)
@@ -325,6 +408,7 @@ class Scale:
     @property
     def max(self) -> int: return len(self.labels) - 1
 
+# %% ../nbs/41_humeval.ipynb #3a427c25
 _SIG_KEY, _SIG_PER = "significant errors on key elements", "significant errors on peripheral elements"
 _INS_KEY, _INS_PER = "insignificant errors on key elements", "insignificant errors on peripheral elements"
 SCALES = {
@@ -336,6 +420,7 @@ SCALES = {
                         (0, 1, 1, 0, 0, 1, 1, 2)),
 }
 
+# %% ../nbs/41_humeval.ipynb #04ddb7ac
 def get_scale(
     scale,  # a name in `SCALES` or a `Scale`
 ) -> Scale:
@@ -343,6 +428,7 @@ def get_scale(
     if isinstance(scale, Scale): return scale
     return SCALES[check_choice("scale", scale, tuple(SCALES))]
 
+# %% ../nbs/41_humeval.ipynb #fc646e7f
 def _check_scales(scales, name="scales") -> list:
     "A list of `Scale`s from a name, a `Scale` or a list of them."
     if isinstance(scales, (str, Scale)): scales = [scales]
@@ -352,10 +438,6 @@ def _check_scales(scales, name="scales") -> list:
     return out
 
 # %% ../nbs/41_humeval.ipynb #5167d01c
-def _names(idx, limit=5):
-    idx = list(idx)
-    return ", ".join(map(repr, idx[:limit])) + (f" and {len(idx) - limit} more" if len(idx) > limit else "")
-
 def _judgments(data, kwargs) -> Judgments:
     "Judgments from `data` through `as_judgments`; a table without the named columns also hears where wide tables go."
     try: return as_judgments(data, **kwargs)
@@ -364,6 +446,12 @@ def _judgments(data, kwargs) -> Judgments:
             raise ValueError(f"{e}. Ratings are a long table (one row per rater and item); a wide raters x items "
                              "table enters through Judgments.from_matrix(table.T)") from None
         raise
+
+# %% ../nbs/41_humeval.ipynb #4e33affe
+def _names(idx, limit=5):
+    "The first `limit` elements of `idx` as reprs, and how many more there are."
+    idx = list(idx)
+    return ", ".join(map(repr, idx[:limit])) + (f" and {len(idx) - limit} more" if len(idx) > limit else "")
 
 # %% ../nbs/41_humeval.ipynb #b7940bdb
 def _matrix(J: Judgments, scale: Scale) -> pd.DataFrame:
@@ -461,11 +549,28 @@ def _cell_judgments(X: pd.DataFrame, scale: Scale) -> Judgments:
     "Low-level: the judgments of a workers x units table of answers on `scale`, the scale's levels declared as labels."
     return Judgments.from_matrix(X.T, labels=list(range(scale.max + 1)))
 
+# %% ../nbs/41_humeval.ipynb #5c31031d
 def _cell_alpha(X, level, scale):
     "Low-level: alpha of a workers x units table, or NaN and the reason when it is undefined (too few raters, no pairs, no variation)."
     if X.shape[0] < 2 or X.shape[1] == 0: return np.nan, f"{X.shape[0]} rater(s) on {X.shape[1]} item(s): alpha undefined"
     try: return krippendorff_alpha(_cell_judgments(X, scale), level=level), ""
     except UndefinedAgreement as e: return np.nan, str(e)
+
+# %% ../nbs/41_humeval.ipynb #cd2c7815
+def _alpha_cell(X, s, level, threshold, progress):
+    "One cell of Table 1: (alpha, outliers, alpha without them, note) of a workers x units table on scale `s`."
+    a, note = _cell_alpha(X, level, s)
+    out, a2 = (), np.nan
+    if np.isfinite(a):                                   # then some subset alpha is defined
+        try:
+            trust = trust_coefficients(_cell_judgments(X, s), level=level, threshold=threshold, progress=progress)
+            out = tuple(trust.index[trust["outlier"].to_numpy()])
+        except UndefinedAgreement as e:                  # every subset alpha <= 0: no normalisation
+            note = f"trust coefficients undefined: {e}"
+    if out:
+        a2, why = _cell_alpha(X.drop(index=list(out)), level, s)
+        note = note or why
+    return a, out, a2, note
 
 # %% ../nbs/41_humeval.ipynb #3b010f4b
 @delegates(as_judgments, but=["data"])
@@ -492,18 +597,7 @@ def alpha_table(
         for subset, items in (("all", S.columns), ("simple", simple)):
             X = S[items]
             X = X[X.notna().any(axis=1)]                         # raters who answered none of these items
-            a, note = _cell_alpha(X, level, s)
-            out, a2 = (), np.nan
-            if np.isfinite(a):                                   # then some subset alpha is defined
-                try:
-                    trust = trust_coefficients(_cell_judgments(X, s), level=level, threshold=threshold, progress=progress)
-                    out = tuple(trust.index[trust["outlier"].to_numpy()])
-                except UndefinedAgreement as e:                  # every subset alpha <= 0: no normalisation
-                    note = f"trust coefficients undefined: {e}"
-            if out:
-                a2, why = _cell_alpha(X.drop(index=list(out)), level, s)
-                note = note or why
-            rows.append((len(items), len(X), a, out, a2, note)); keys.append((s.name, subset))
+            rows.append((len(items), len(X), *_alpha_cell(X, s, level, threshold, progress))); keys.append((s.name, subset))
     return pd.DataFrame(rows, index=pd.MultiIndex.from_tuples(keys, names=["scale", "items"]),
                         columns=["n_items", "n_raters", "alpha", "outliers", "alpha_without_outliers", "note"])
 
@@ -516,48 +610,6 @@ def format_table1(
     num = lambda x: "—" if np.isnan(x) else f"{x:.{digits}f}"
     cell = lambda r: num(r.alpha) + (f" → {num(r.alpha_without_outliers)}" if r.outliers else "")
     return table.apply(cell, axis=1).unstack("items").reindex(table.index.get_level_values(0).unique())
-
-# %% ../nbs/41_humeval.ipynb #e16a6946
-def _align(name, frame, units):
-    "Check that `frame` (indexed by unit) covers exactly the rated `units`; return its float copy in their order."
-    if not isinstance(frame, pd.DataFrame): raise TypeError(f"{name} must be a DataFrame indexed by unit (item), not {type(frame).__name__}")
-    if frame.index.has_duplicates: raise ValueError(f"{name} repeats unit(s) {_names(frame.index[frame.index.duplicated()].unique())}")
-    extra, missing = frame.index.difference(units), pd.Index(units).difference(frame.index)
-    if len(extra) or len(missing):
-        msg = ([f"rated unit(s) {_names(missing)} are missing from {name}"] if len(missing) else []) + \
-              ([f"{name} has unit(s) {_names(extra)} that nobody rated"] if len(extra) else [])
-        raise ValueError("unit ids do not match: " + "; ".join(msg))
-    nonnum = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c]) or pd.api.types.is_bool_dtype(frame[c])]
-    if nonnum: raise TypeError(f"{name} column(s) {_names(nonnum)} are not numbers")
-    out = frame.loc[units].astype(float)
-    if np.isnan(out.to_numpy()).any():
-        r, c = np.nonzero(np.isnan(out.to_numpy()))
-        raise ValueError(f"{name} has missing values, e.g. unit {out.index[r[0]]!r}, column {out.columns[c[0]]!r}")
-    return out.rename_axis(index="unit")
-
-# %% ../nbs/41_humeval.ipynb #74021cb2
-MEASURES = ("recall", "precision", "f1")
-
-def check_metric_scores(
-    metric_scores,  # units x metrics scores in [0, 1], or the units x (measure, metric) table of `metric_scores`
-    units,  # the rated units, in order
-    measure="f1",  # which measure to take from a (measure, metric) table: 'recall', 'precision' or 'f1'
-) -> pd.DataFrame:
-    "Validated units x metrics table of scores in [0, 1], in the order of `units` (one `measure` of a `metric_scores` table)."
-    check_choice("measure", measure, MEASURES)
-    if isinstance(metric_scores, pd.DataFrame) and isinstance(metric_scores.columns, pd.MultiIndex):
-        if "measure" not in metric_scores.columns.names:
-            raise ValueError(f"metric_scores has column levels {list(metric_scores.columns.names)}; a table with two "
-                             "levels must be (measure, metric), as `metric_scores` returns")
-        metric_scores = metric_scores.xs(measure, axis=1, level="measure")
-        metric_scores = metric_scores.loc[:, metric_scores.notna().any()]    # conll has an F1 only
-    M = _align("metric_scores", metric_scores, units)
-    v = M.to_numpy()
-    if ((v < 0) | (v > 1)).any():
-        r, c = np.nonzero((v < 0) | (v > 1))
-        raise ValueError(f"metric_scores must lie in [0, 1] (percentages? divide by 100): unit {M.index[r[0]]!r}, "
-                         f"metric {M.columns[c[0]]!r} is {v[r[0], c[0]]}")
-    return M
 
 # %% ../nbs/41_humeval.ipynb #925ef25e
 def _human(R: pd.DataFrame, scale: Scale, ties: str) -> pd.DataFrame:
@@ -582,6 +634,49 @@ def human_scores(
     "Per unit (item), the mean and the mode of the raters' answers mapped to `scale`, on [0, 1]."
     check_choice("ties", ties, ("low", "high", "mean"))
     return _human(ratings_matrix(data, **kwargs), get_scale(scale), ties)
+
+# %% ../nbs/41_humeval.ipynb #e16a6946
+def _align(name, frame, units):
+    "Check that `frame` (indexed by unit) covers exactly the rated `units`; return its float copy in their order."
+    if not isinstance(frame, pd.DataFrame): raise TypeError(f"{name} must be a DataFrame indexed by unit (item), not {type(frame).__name__}")
+    if frame.index.has_duplicates: raise ValueError(f"{name} repeats unit(s) {_names(frame.index[frame.index.duplicated()].unique())}")
+    extra, missing = frame.index.difference(units), pd.Index(units).difference(frame.index)
+    if len(extra) or len(missing):
+        msg = ([f"rated unit(s) {_names(missing)} are missing from {name}"] if len(missing) else []) + \
+              ([f"{name} has unit(s) {_names(extra)} that nobody rated"] if len(extra) else [])
+        raise ValueError("unit ids do not match: " + "; ".join(msg))
+    nonnum = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c]) or pd.api.types.is_bool_dtype(frame[c])]
+    if nonnum: raise TypeError(f"{name} column(s) {_names(nonnum)} are not numbers")
+    out = frame.loc[units].astype(float)
+    if np.isnan(out.to_numpy()).any():
+        r, c = np.nonzero(np.isnan(out.to_numpy()))
+        raise ValueError(f"{name} has missing values, e.g. unit {out.index[r[0]]!r}, column {out.columns[c[0]]!r}")
+    return out.rename_axis(index="unit")
+
+# %% ../nbs/41_humeval.ipynb #74021cb2
+MEASURES = ("recall", "precision", "f1")
+
+# %% ../nbs/41_humeval.ipynb #0ed3655e
+def check_metric_scores(
+    metric_scores,  # units x metrics scores in [0, 1], or the units x (measure, metric) table of `metric_scores`
+    units,  # the rated units, in order
+    measure="f1",  # which measure to take from a (measure, metric) table: 'recall', 'precision' or 'f1'
+) -> pd.DataFrame:
+    "Validated units x metrics table of scores in [0, 1], in the order of `units` (one `measure` of a `metric_scores` table)."
+    check_choice("measure", measure, MEASURES)
+    if isinstance(metric_scores, pd.DataFrame) and isinstance(metric_scores.columns, pd.MultiIndex):
+        if "measure" not in metric_scores.columns.names:
+            raise ValueError(f"metric_scores has column levels {list(metric_scores.columns.names)}; a table with two "
+                             "levels must be (measure, metric), as `metric_scores` returns")
+        metric_scores = metric_scores.xs(measure, axis=1, level="measure")
+        metric_scores = metric_scores.loc[:, metric_scores.notna().any()]    # conll has an F1 only
+    M = _align("metric_scores", metric_scores, units)
+    v = M.to_numpy()
+    if ((v < 0) | (v > 1)).any():
+        r, c = np.nonzero((v < 0) | (v > 1))
+        raise ValueError(f"metric_scores must lie in [0, 1] (percentages? divide by 100): unit {M.index[r[0]]!r}, "
+                         f"metric {M.columns[c[0]]!r} is {v[r[0], c[0]]}")
+    return M
 
 # %% ../nbs/41_humeval.ipynb #3f59bc0c
 @delegates(as_judgments, but=["data"])
@@ -609,39 +704,60 @@ def metric_gap_table(
     return pd.DataFrame(rows, index=pd.MultiIndex.from_tuples(keys, names=["scale", "method"]), columns=M.columns)
 
 # %% ../nbs/41_humeval.ipynb #b4d431cd
-def _fit_groups(X, Y, standardise=True, ridge=0.0, names=None):
-    "Low-level: OLS of each column of `Y` (NaN = missing) on `X` with an intercept, one solve per missing-data pattern: (coef, se, intercept, n, {column: why it could not be fitted})."
+def _fit_inputs(X, Y, ridge, names):
+    "`X` and `Y` (made 2-d) as float arrays with the same rows, `X` finite; `ridge` checked; the feature names."
     X, Y = np.asarray(X, float), np.asarray(Y, float)
     if Y.ndim == 1: Y = Y[:, None]
     if X.ndim != 2 or X.shape[0] != Y.shape[0]: raise ValueError(f"X {X.shape} and Y {Y.shape} need the same number of rows")
     if not np.isfinite(X).all(): raise ValueError("X (the error counts) must be finite")
     ridge = check_number("ridge", ridge, low=0)
     names = list(names) if names is not None else [f"x{j}" for j in range(X.shape[1])]
+    return X, Y, ridge, names
+
+# %% ../nbs/41_humeval.ipynb #bdd2479b
+def _design(Xg, standardise):
+    "The varying features `var` of `Xg`, their means and the centred (standardised) design matrix."
+    mu, sd = Xg.mean(axis=0), Xg.std(axis=0)
+    var = np.flatnonzero(sd > 0)                                         # constant features: no coefficient
+    return var, mu, (Xg[:, var] - mu[var]) / (sd[var] if standardise else 1.0)
+
+# %% ../nbs/41_humeval.ipynb #489d624e
+def _unfittable(Z, ridge, names):
+    "Why a model with the centred design `Z` (features `names`) cannot be fitted, or None."
+    k, n_g = Z.shape[1], Z.shape[0]
+    if n_g - k - 1 <= 0: return f"{n_g} items cannot fit {k} error types and an intercept"
+    if ridge == 0 and np.linalg.matrix_rank(Z) < k:
+        return (f"the counts of {names} are collinear on these {n_g} items (e.g. every item has "
+                "exactly one error): add items with several or no errors, or pass ridge > 0")
+
+# %% ../nbs/41_humeval.ipynb #5c83e565
+def _solve(Z, Yg, ridge):
+    "Coefficients (features x models), mean targets and standard errors (None with a ridge) on the centred design `Z`."
+    k, n_g = Z.shape[1], Z.shape[0]
+    A = Z.T @ Z + ridge * np.eye(k)
+    ybar = Yg.mean(axis=0)
+    B = np.linalg.solve(A, Z.T @ (Yg - ybar))                            # k x models
+    if ridge != 0: return B, ybar, None
+    s2 = ((Yg - ybar - Z @ B) ** 2).sum(axis=0) / (n_g - k - 1)
+    return B, ybar, np.sqrt(np.outer(s2, np.diag(np.linalg.inv(A))))
+
+# %% ../nbs/41_humeval.ipynb #1696ad32
+def _fit_groups(X, Y, standardise=True, ridge=0.0, names=None):
+    "Low-level: OLS of each column of `Y` (NaN = missing) on `X` with an intercept, one solve per missing-data pattern: (coef, se, intercept, n, {column: why it could not be fitted})."
+    X, Y, ridge, names = _fit_inputs(X, Y, ridge, names)
     m, p = Y.shape[1], X.shape[1]
     coef, se, icpt = np.full((m, p), np.nan), np.full((m, p), np.nan), np.full(m, np.nan)
     n, failed = (~np.isnan(Y)).sum(axis=0), {}
     patterns, group = np.unique(~np.isnan(Y), axis=1, return_inverse=True)   # one solve per missing-data pattern
     for g in range(patterns.shape[1]):
         rows, cols = patterns[:, g], np.flatnonzero(group.ravel() == g)
-        Xg, Yg = X[rows], Y[np.ix_(rows, cols)]
-        mu, sd = Xg.mean(axis=0), Xg.std(axis=0)
-        var = np.flatnonzero(sd > 0)                                         # constant features: no coefficient
-        Z = (Xg[:, var] - mu[var]) / (sd[var] if standardise else 1.0)
-        k, n_g = Z.shape[1], int(rows.sum())
-        why = None
-        if n_g - k - 1 <= 0: why = f"{n_g} items cannot fit {k} error types and an intercept"
-        elif ridge == 0 and np.linalg.matrix_rank(Z) < k:
-            why = (f"the counts of {[names[j] for j in var]} are collinear on these {n_g} items (e.g. every item has "
-                   "exactly one error): add items with several or no errors, or pass ridge > 0")
+        var, mu, Z = _design(X[rows], standardise)
+        why = _unfittable(Z, ridge, [names[j] for j in var])
         if why: failed.update({int(c): why for c in cols}); continue
-        A = Z.T @ Z + ridge * np.eye(k)
-        ybar = Yg.mean(axis=0)
-        B = np.linalg.solve(A, Z.T @ (Yg - ybar))                            # k x len(cols)
+        B, ybar, s = _solve(Z, Y[np.ix_(rows, cols)], ridge)
         coef[np.ix_(cols, var)] = B.T
         icpt[cols] = ybar - (0.0 if standardise else mu[var] @ B)
-        if ridge == 0:
-            s2 = ((Yg - ybar - Z @ B) ** 2).sum(axis=0) / (n_g - k - 1)
-            se[np.ix_(cols, var)] = np.sqrt(np.outer(s2, np.diag(np.linalg.inv(A))))
+        if s is not None: se[np.ix_(cols, var)] = s
     return coef, se, icpt, n, failed
 
 # %% ../nbs/41_humeval.ipynb #0c37f865
@@ -670,20 +786,24 @@ class ErrorRegression:
     kind: pd.Series        # 'rater', 'mean' or 'metric'
     skipped: pd.Series = field(default_factory=lambda: pd.Series(dtype=object, name="reason"))  # model -> why it was not fitted
 
-    def table3(self) -> pd.DataFrame:
-        "Table 3: the metrics' coefficients and a 'Humans' row averaging the individual raters' (NaN ignored)."
-        hum = self.coef[self.kind == "rater"].mean(axis=0).rename("Humans")
-        return pd.concat([self.coef[self.kind == "metric"], hum.to_frame().T])
+# %% ../nbs/41_humeval.ipynb #22e3e5c1
+@patch
+def table3(self: ErrorRegression) -> pd.DataFrame:
+    "Table 3: the metrics' coefficients and a 'Humans' row averaging the individual raters' (NaN ignored)."
+    hum = self.coef[self.kind == "rater"].mean(axis=0).rename("Humans")
+    return pd.concat([self.coef[self.kind == "metric"], hum.to_frame().T])
 
-    def table4(self) -> pd.DataFrame:
-        "Table 4: long table (type, model, kind, coef, se), each type's models from least to most negative."
-        ax = dict(index="model", columns="type")
-        t = pd.DataFrame({"coef": self.coef.rename_axis(**ax).stack(), "se": self.se.rename_axis(**ax).stack()})
-        t = t.dropna(subset=["coef"]).reset_index()
-        t["kind"] = self.kind.reindex(t["model"]).to_numpy()
-        order = t["type"].map({c: i for i, c in enumerate(self.coef.columns)})
-        t = t.assign(_o=order).sort_values(["_o", "coef"], ascending=[True, False], kind="stable")
-        return t[["type", "model", "kind", "coef", "se"]].reset_index(drop=True)
+# %% ../nbs/41_humeval.ipynb #4043c5d6
+@patch
+def table4(self: ErrorRegression) -> pd.DataFrame:
+    "Table 4: long table (type, model, kind, coef, se), each type's models from least to most negative."
+    ax = dict(index="model", columns="type")
+    t = pd.DataFrame({"coef": self.coef.rename_axis(**ax).stack(), "se": self.se.rename_axis(**ax).stack()})
+    t = t.dropna(subset=["coef"]).reset_index()
+    t["kind"] = self.kind.reindex(t["model"]).to_numpy()
+    order = t["type"].map({c: i for i, c in enumerate(self.coef.columns)})
+    t = t.assign(_o=order).sort_values(["_o", "coef"], ascending=[True, False], kind="stable")
+    return t[["type", "model", "kind", "coef", "se"]].reset_index(drop=True)
 
 # %% ../nbs/41_humeval.ipynb #90ecc84a
 def check_error_counts(
@@ -698,6 +818,69 @@ def check_error_counts(
         raise ValueError(f"error_counts must be non-negative integers: unit {C.index[r[0]]!r}, "
                          f"type {C.columns[c[0]]!r} is {v[r[0], c[0]]}")
     return C
+
+# %% ../nbs/41_humeval.ipynb #7adb3dbe
+def _regression_data(data, error_counts, metric_scores, exclude, measure, kwargs):
+    "Ratings (without the `exclude`d raters), counts and metric scores (or None) on the units a kept rater answered."
+    R = ratings_matrix(data, **kwargs)
+    exclude = [exclude] if isinstance(exclude, (str, Integral)) else list(exclude)
+    unknown = [r for r in exclude if r not in R.index]
+    if unknown: raise ValueError(f"cannot exclude unknown rater(s) {_names(unknown)}; the raters are {_names(R.index)}")
+    C = check_error_counts(error_counts, R.columns)
+    M = None if metric_scores is None else check_metric_scores(metric_scores, R.columns, measure)
+    R = R.drop(index=exclude)
+    if R.empty: raise ValueError("every rater was excluded")
+    keep = R.notna().any(axis=0).to_numpy()                    # not the units only excluded raters answered
+    return R.loc[:, keep], C.loc[keep], (None if M is None else M.loc[keep])
+
+# %% ../nbs/41_humeval.ipynb #245bd9bd
+def _targets(R, M, scales, target, include_mean):
+    "Reversed targets (units x models) and, per model, its name, kind, top level and rater (None if not a rater)."
+    cols, names, kinds, tops, who = [], [], [], [], []
+    for s in scales:
+        top = 1.0 if target == "unit" else float(s.max)
+        rev = (s.max - _convert(R, s, SCALES["standard"])).to_numpy() * (top / s.max)
+        cols.append(rev.T); names += [f"{s.name.upper()}_{r}" for r in R.index]
+        kinds += ["rater"] * len(R); tops += [top] * len(R); who += list(R.index)
+        if include_mean:
+            cols.append(np.nanmean(rev, axis=0)[:, None]); names.append(f"{s.name.upper()}_MEAN")
+            kinds.append("mean"); tops.append(top); who.append(None)
+    if M is not None:
+        cols.append(1 - M.to_numpy()); names += list(M.columns); kinds += ["metric"] * M.shape[1]
+        tops += [1.0] * M.shape[1]; who += [None] * M.shape[1]
+    if not cols: raise ValueError("nothing to regress: give at least one scale or metric_scores")
+    return np.hstack(cols), names, kinds, tops, who
+
+# %% ../nbs/41_humeval.ipynb #a1899c00
+def _check_fits(failed, names, kinds, who):
+    "Raise for an unfitted model that is not a rater's (or when none was fitted); warn naming the skipped raters."
+    hard = [j for j in failed if kinds[j] != "rater"]
+    if hard or len(failed) == len(names):
+        j = min(hard) if hard else min(failed)
+        raise ValueError(f"cannot fit model {names[j]!r}: {failed[j]}")
+    if failed:
+        raters = list(dict.fromkeys(who[j] for j in sorted(failed)))
+        warnings.warn(f"error_regression: skipped rater(s) {_names(raters)}, whose answers cannot be fitted "
+                      f"({failed[min(failed)]}); their rows are NaN, see .skipped", stacklevel=3)
+
+# %% ../nbs/41_humeval.ipynb #c6680038
+def _in_direction(coef, se, icpt, tops, convention, drop_nonnegative):
+    "Coefficients, standard errors and intercepts in the direction of `convention`, the paper's drop rule applied if asked."
+    if convention == "paper": coef, icpt = -coef, np.asarray(tops) - icpt       # back to the score's direction
+    if drop_nonnegative:
+        drop = coef >= 0 if convention == "paper" else coef <= 0
+        coef[drop] = np.nan; se[drop] = np.nan
+    return coef, se, icpt
+
+# %% ../nbs/41_humeval.ipynb #ee632bb7
+def _regression_options(target, convention, ridge, include_mean, standardise, drop_nonnegative, scales):
+    "`error_regression`'s options checked: (ridge, the list of scales, possibly empty)."
+    check_choice("target", target, ("unit", "raw"))
+    check_choice("convention", convention, ("paper", "reversed"))
+    ridge = check_number("ridge", ridge, low=0)
+    for name, v in (("include_mean", include_mean), ("standardise", standardise), ("drop_nonnegative", drop_nonnegative)):
+        if not isinstance(v, (bool, np.bool_)): raise TypeError(f"{name} must be True or False, not {v!r}")
+    return ridge, (_check_scales(scales) if not (isinstance(scales, (list, tuple)) and len(scales) == 0) else [])
 
 # %% ../nbs/41_humeval.ipynb #c7f42637
 @delegates(as_judgments, but=["data"])
@@ -717,49 +900,12 @@ def error_regression(
     **kwargs,  # input options of `as_judgments`
 ) -> ErrorRegression:
     "Tables 3-4: regress each rater's and metric's reversed score on the standardised error counts; raters with too few answers are skipped with a warning."
-    check_choice("target", target, ("unit", "raw"))
-    check_choice("convention", convention, ("paper", "reversed"))
-    ridge = check_number("ridge", ridge, low=0)
-    for name, v in (("include_mean", include_mean), ("standardise", standardise), ("drop_nonnegative", drop_nonnegative)):
-        if not isinstance(v, (bool, np.bool_)): raise TypeError(f"{name} must be True or False, not {v!r}")
-    scales = _check_scales(scales) if not (isinstance(scales, (list, tuple)) and len(scales) == 0) else []
-    R = ratings_matrix(data, **kwargs)
-    exclude = [exclude] if isinstance(exclude, (str, Integral)) else list(exclude)
-    unknown = [r for r in exclude if r not in R.index]
-    if unknown: raise ValueError(f"cannot exclude unknown rater(s) {_names(unknown)}; the raters are {_names(R.index)}")
-    C = check_error_counts(error_counts, R.columns)
-    M = None if metric_scores is None else check_metric_scores(metric_scores, R.columns, measure)
-    R = R.drop(index=exclude)
-    if R.empty: raise ValueError("every rater was excluded")
-    keep = R.notna().any(axis=0).to_numpy()                    # not the units only excluded raters answered
-    R, C = R.loc[:, keep], C.loc[keep]
-    cols, names, kinds, tops, who = [], [], [], [], []
-    for s in scales:
-        top = 1.0 if target == "unit" else float(s.max)
-        rev = (s.max - _convert(R, s, SCALES["standard"])).to_numpy() * (top / s.max)
-        cols.append(rev.T); names += [f"{s.name.upper()}_{r}" for r in R.index]
-        kinds += ["rater"] * len(R); tops += [top] * len(R); who += list(R.index)
-        if include_mean:
-            cols.append(np.nanmean(rev, axis=0)[:, None]); names.append(f"{s.name.upper()}_MEAN")
-            kinds.append("mean"); tops.append(top); who.append(None)
-    if M is not None:
-        M = M.loc[keep]
-        cols.append(1 - M.to_numpy()); names += list(M.columns); kinds += ["metric"] * M.shape[1]
-        tops += [1.0] * M.shape[1]; who += [None] * M.shape[1]
-    if not cols: raise ValueError("nothing to regress: give at least one scale or metric_scores")
-    coef, se, icpt, n, failed = _fit_groups(C.to_numpy(), np.hstack(cols), standardise, ridge, C.columns)
-    hard = [j for j in failed if kinds[j] != "rater"]
-    if hard or len(failed) == len(names):
-        j = min(hard) if hard else min(failed)
-        raise ValueError(f"cannot fit model {names[j]!r}: {failed[j]}")
-    if failed:
-        raters = list(dict.fromkeys(who[j] for j in sorted(failed)))
-        warnings.warn(f"error_regression: skipped rater(s) {_names(raters)}, whose answers cannot be fitted "
-                      f"({failed[min(failed)]}); their rows are NaN, see .skipped", stacklevel=2)
-    if convention == "paper": coef, icpt = -coef, np.asarray(tops) - icpt       # back to the score's direction
-    if drop_nonnegative:
-        drop = coef >= 0 if convention == "paper" else coef <= 0
-        coef[drop] = np.nan; se[drop] = np.nan
+    ridge, scales = _regression_options(target, convention, ridge, include_mean, standardise, drop_nonnegative, scales)
+    R, C, M = _regression_data(data, error_counts, metric_scores, exclude, measure, kwargs)
+    Y, names, kinds, tops, who = _targets(R, M, scales, target, include_mean)
+    coef, se, icpt, n, failed = _fit_groups(C.to_numpy(), Y, standardise, ridge, C.columns)
+    _check_fits(failed, names, kinds, who)
+    coef, se, icpt = _in_direction(coef, se, icpt, tops, convention, drop_nonnegative)
     idx = pd.Index(names, name="model")
     skipped = pd.Series({names[j]: failed[j] for j in sorted(failed)}, dtype=object, name="reason").rename_axis("model")
     return ErrorRegression(pd.DataFrame(coef, idx, C.columns), pd.DataFrame(se, idx, C.columns),
@@ -772,6 +918,7 @@ from .coref import score as coref_score, metric_names, METRIC_LABELS
 # %% ../nbs/41_humeval.ipynb #2f234f7e
 PAPER_METRICS = ("muc", "bcub", "ceafm", "ceafe", "blanc", "lea", "conll")   # the seven metrics of the paper
 
+# %% ../nbs/41_humeval.ipynb #f2180bd9
 def metric_scores(
     key,  # {unit (item): gold clustering}
     response,  # {unit (item): erroneous clustering}, the same units
@@ -847,6 +994,7 @@ def plot_coefficients(
 # %% ../nbs/41_humeval.ipynb #2d1a3d41
 PENALTIES = {"border": 0.6, "type": 1.6, "noise": 1.0, "silence": 1.2, "irrelevant": 1.4, "absence": 2.4}
 
+# %% ../nbs/41_humeval.ipynb #88d97228
 @dataclass
 class RaterSimulation:
     "Simulated standard 0-7 answers with the penalties and outliers they were drawn from."
@@ -854,6 +1002,31 @@ class RaterSimulation:
     ratings: pd.DataFrame     # the same as a workers x units table (NaN = not rated)
     penalties: pd.DataFrame   # worker x error type: planted points lost per error (NaN for outliers)
     outlier: pd.Series        # worker -> planted outlier flag
+
+# %% ../nbs/41_humeval.ipynb #59edaee4
+def _simulation_options(error_counts, penalties, n_workers, n_outliers, spread, noise, missing):
+    "`simulate_ratings`' inputs checked: (counts, base penalties, n_workers, n_outliers, spread, noise, missing)."
+    if not isinstance(error_counts, pd.DataFrame): raise TypeError("error_counts must be a units x error types DataFrame")
+    C = check_error_counts(error_counts, error_counts.index)      # non-negative whole numbers, no gaps
+    base = pd.Series(PENALTIES if penalties is None else penalties, dtype=float)
+    if (miss := C.columns.difference(base.index)).size: raise ValueError(f"no penalty given for error type(s) {_names(miss)}")
+    n_workers = check_int("n_workers", n_workers, low=1)
+    n_outliers = check_int("n_outliers", n_outliers, low=0, high=n_workers)
+    spread, noise = check_number("spread", spread, low=0), check_number("noise", noise, low=0)
+    missing = check_number("missing", missing, 0, 1, high_open=True)
+    return C, base, n_workers, n_outliers, spread, noise, missing
+
+# %% ../nbs/41_humeval.ipynb #bfa9bde2
+def _draw_answers(C, base, n_workers, n_outliers, spread, noise, missing, rng):
+    "Answers (units x workers, NaN = missing), planted penalties (workers x types) and the outlier flags."
+    P = base[C.columns].to_numpy() * rng.lognormal(0.0, spread, (n_workers, C.shape[1]))
+    latent = 7 - C.to_numpy(float) @ P.T + rng.normal(0, noise, (len(C), n_workers))      # units x workers
+    ans = np.clip(np.rint(latent), 0, 7)
+    out = np.zeros(n_workers, bool); out[rng.choice(n_workers, n_outliers, replace=False)] = True
+    ans[:, out] = rng.integers(0, 8, (len(C), out.sum()))
+    ans[rng.random(ans.shape) < missing] = np.nan
+    P[out] = np.nan
+    return ans, P, out
 
 # %% ../nbs/41_humeval.ipynb #f675046a
 def simulate_ratings(
@@ -868,22 +1041,10 @@ def simulate_ratings(
 ) -> RaterSimulation:
     "Answers 7 - sum(penalty x count) + noise, rounded and clipped to 0..7; outliers answer uniformly at random."
     rng = as_rng(seed)
-    if not isinstance(error_counts, pd.DataFrame): raise TypeError("error_counts must be a units x error types DataFrame")
-    C = check_error_counts(error_counts, error_counts.index)      # non-negative whole numbers, no gaps
-    base = pd.Series(PENALTIES if penalties is None else penalties, dtype=float)
-    if (miss := C.columns.difference(base.index)).size: raise ValueError(f"no penalty given for error type(s) {_names(miss)}")
-    n_workers = check_int("n_workers", n_workers, low=1)
-    n_outliers = check_int("n_outliers", n_outliers, low=0, high=n_workers)
-    spread, noise = check_number("spread", spread, low=0), check_number("noise", noise, low=0)
-    missing = check_number("missing", missing, 0, 1, high_open=True)
+    C, base, n_workers, n_outliers, spread, noise, missing = _simulation_options(
+        error_counts, penalties, n_workers, n_outliers, spread, noise, missing)
+    ans, P, out = _draw_answers(C, base, n_workers, n_outliers, spread, noise, missing, rng)
     workers = pd.Index([f"A{i + 1}" for i in range(n_workers)], name="worker")
-    P = base[C.columns].to_numpy() * rng.lognormal(0.0, spread, (n_workers, C.shape[1]))
-    latent = 7 - C.to_numpy(float) @ P.T + rng.normal(0, noise, (len(C), n_workers))      # units x workers
-    ans = np.clip(np.rint(latent), 0, 7)
-    out = np.zeros(n_workers, bool); out[rng.choice(n_workers, n_outliers, replace=False)] = True
-    ans[:, out] = rng.integers(0, 8, (len(C), out.sum()))
-    ans[rng.random(ans.shape) < missing] = np.nan
-    P[out] = np.nan
     ratings = pd.DataFrame(ans.T, workers, C.index.rename("unit"))
     u, w = np.nonzero(~np.isnan(ans))
     long = pd.DataFrame({"unit": C.index[u], "worker": workers[w], "label": ans[u, w].astype(int)})
