@@ -248,12 +248,14 @@ def judgments(
     # the shuffle (lazy): every unit's judgments in one partition
     u = spec["unit"]
     keyed = data.assign(**{u: data.map_partitions(_unit_key, u, meta=(u, _unit_key(data._meta, u).dtype))})
-    frame = keyed.shuffle(on=u, npartitions=npartitions or data.npartitions)
+    method = None if _client() is not None else (dask.config.get("dataframe.shuffle.method", None) or "tasks")
+    frame = keyed.shuffle(on=u, npartitions=npartitions or data.npartitions, shuffle_method=method)
     return DaskJudgments(frame, workers, lab, labels is not None, int(s["rows"]), spec, opts)
 
 # %% ../nbs/01_dask.ipynb #933baa84
 def _client():
-    "The active `distributed.Client`, or None (then dask's local scheduler runs the partitions in this process)."
+    "The active `distributed.Client`, or None: no client, or a local scheduler chosen with `dask.config.set(scheduler=...)`."
+    if dask.config.get("scheduler", None) not in (None, "dask.distributed", "distributed"): return None
     try: from distributed import default_client
     except ImportError: return None
     try: return default_client()
