@@ -289,15 +289,15 @@ def _rqs_index(ix: CrowdIndex) -> list:
     for r in range(ix.n_labels):                                    # over annotations, not judgments
         E = o[cuts[r]:cuts[r + 1]]
         s, j = ix.e_unit[E], worker[e_pos[E]]
-        cnt = ix.n_per_unit[s]
+        cnt = ix.n_per_unit[s] - 1                                  # co-workers: the unit's other judgments
         first = np.cumsum(cnt) - cnt
-        occ = np.repeat(np.arange(len(E), dtype=i32), cnt)          # entry x every judgment of its unit
-        co = np.repeat((start[s] - first).astype(i32), cnt); co += np.arange(len(co), dtype=i32)
+        occ = np.repeat(np.arange(len(E), dtype=i32), cnt)          # entry x every other judgment of its unit
+        k = np.arange(len(occ), dtype=i32); k -= np.repeat(first.astype(i32), cnt)   # 0 .. n_s - 2
+        own = (e_pos[E] - start[s]).astype(i32)                     # the entry's own place in its unit
+        co = k + (k >= np.repeat(own, cnt)); co += np.repeat(start[s], cnt)   # skip it
+        del k
         key = j[occ] * i32(W) if i32 is np.int32 else j[occ].astype(np.int64) * W
-        i = worker[co]
-        keep = np.flatnonzero(i != j[occ]).astype(i32)              # pairs i != j only
-        key += i; key, occ, co = key[keep], occ[keep], co[keep]      # slot (j, i) as j * W + i
-        del i, keep
+        key += worker[co]                                            # slot (j, i) as j * W + i
         if W * W <= 4 * len(key) + (1 << 22):                       # dense enough: number the slots by a bitmap
             mark = np.zeros(W * W, bool); mark[key] = True
             keys = np.flatnonzero(mark)
