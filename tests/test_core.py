@@ -58,3 +58,35 @@ def test_pair_judged_twice_and_named_time_column():
     assert as_judgments(df[df.dim == "x"], dimension="dim").label_matrix().tolist() == [[0, -1], [1, 1]]   # labels 0, 1 -> codes 0, 1
     with pytest.raises(ValueError, match="lacks the column"):
         as_judgments(df, dimension="dim", submitted="time")
+
+answers = st.lists(st.sampled_from(["a", " b", "c ", "a|b", "b| c", "", "  ", None, "|a"]), min_size=1, max_size=30)
+
+@settings(max_examples=60, deadline=None)
+@given(answers, st.booleans(), st.sampled_from(["drop", "label"]))
+def test_distinct_answer_path_matches_row_by_row(col, use_sep, empty):
+    "as_judgments parses each distinct answer once; the same answers given as Python lists take the row-by-row path: same labels, same codes."
+    import pytest
+    sep = "|" if use_sep else None
+    df = pd.DataFrame({"unit": np.arange(len(col)) // 3, "worker": [f" w{k % 3}" for k in range(len(col))], "label": col})
+    split = lambda v: [] if v is None else ([p.strip() for p in v.split("|") if p.strip()] if sep else ([v.strip()] if v.strip() else []))
+    as_lists = df.assign(label=[split(v) for v in col])
+    try: a = as_judgments(df, sep=sep, empty=empty)
+    except ValueError as e:
+        with pytest.raises(ValueError, match="every answer is empty"): as_judgments(as_lists, empty=empty)
+        return
+    b = as_judgments(as_lists, empty=empty)
+    assert list(a.labels) == list(b.labels) and list(a.frame["labels"]) == list(b.frame["labels"])
+    assert set(a.workers) <= {"w0", "w1", "w2"}                # ids stripped per distinct id
+    cached = a.label_codes()
+    a._cache.clear()                                           # recomputed from the tuples
+    for x, y, z in zip(cached, a.label_codes(), b.label_codes()): assert (x == y).all() and (y == z).all()
+    assert a.multi_label == b.multi_label == any(len(t) > 1 for t in b.frame["labels"])
+
+def test_closed_set_and_blank_ids_name_rows():
+    "Checks on the distinct answers and ids still name every offending row (positions and CSV lines)."
+    import pytest
+    df = pd.DataFrame({"unit": ["u1", "u2", " ", "u1"], "worker": ["a", "b", "c", "d"], "label": ["x", "z", "x", "z"]})
+    with pytest.raises(ValueError, match=r"unit column 'unit' has missing ids at row 2"):
+        as_judgments(df, labels=["x"])
+    with pytest.raises(ValueError, match=r"outside the declared set \('z'\) at rows 1, 3"):
+        as_judgments(df.assign(unit=["u1", "u2", "u3", "u1"]), labels=["x"])

@@ -306,3 +306,34 @@ def test_four_ways_in_give_the_same_scores(tmp_path, reference):
         pd.testing.assert_frame_equal(r.uas, base.uas, check_exact=False, rtol=0, atol=1e-12, obj=f"{k}: uas")
         assert (r.units.index.name, r.workers.index.name, r.annotations.index.name) == ("unit", "worker", "label")
         assert list(r.annotations.index) == sim.labels and r.closed
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.integers(0, 10_000), st.booleans(), st.integers(2, 6), st.floats(0, 0.5))
+def test_rqs_slot_lists_match_products(seed, multi, wpu, zero_share):
+    "rqs (slot lists built once, two matrix-vector products per annotation) equals the definition evaluated with p_given's sparse products, also when some SQS are 0 (then the slots without a numerator decide which pairs are defined)."
+    sim, df = _crowd(seed, multi, n_units=20, n_workers=9, n_labels=3, workers_per_unit=wpu)
+    J = as_judgments(df, sep=",", labels=sim.labels)
+    ix = ct.CrowdIndex(J)
+    rng = np.random.default_rng(seed)
+    s = rng.random(J.n_units) * (rng.random(J.n_units) >= zero_share)
+    w = rng.random(J.n_workers) * (rng.random(J.n_workers) >= 0.2)
+    want = []
+    for r in range(J.n_labels):
+        P, den = ct.p_given(ix, s, r)
+        ok = (den.toarray() > 0) & ~np.eye(J.n_workers, dtype=bool)
+        ww = np.outer(w, w)
+        want.append(max((ww * P.toarray())[ok].sum() / ww[ok].sum(), ct.TINY) if ww[ok].sum() > 0 else ct.TINY)
+    np.testing.assert_allclose(ct.rqs(ix, s, w), want, rtol=1e-12, atol=0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(0, 5), min_size=1, max_size=60), st.integers(0, 1000))
+def test_running_pair_sums(groups, seed):
+    "_exclusive (running sums over padded blocks) against the pair loops: leave-one-out sums and sums over pairs a < b."
+    g = np.array(groups); n_groups = g.max() + 1
+    v = np.random.default_rng(seed).random(len(g)) * 10.0 ** np.random.default_rng(seed + 1).integers(-300, 3, len(g))
+    rest, pairs = ct._exclusive(v, ct._blocks(g, n_groups, np.argsort(g, kind="stable")), n_groups)
+    np.testing.assert_allclose(rest, [sum(v[b] for b in range(len(g)) if g[b] == g[a] and b != a) for a in range(len(g))], rtol=1e-13)
+    np.testing.assert_allclose(pairs, [sum(v[a] * v[b] for a in range(len(g)) for b in range(a + 1, len(g)) if g[a] == g[b] == k)
+                                       for k in range(n_groups)], rtol=1e-13)
