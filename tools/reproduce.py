@@ -23,7 +23,7 @@ def run(out: Path, only: str = "", save: bool = False) -> int:
     nbs = sorted(p for p in (ROOT / "nbs").glob("*.ipynb") if only in p.name and not p.name.startswith("_"))
     exe = out / "executed"; exe.mkdir(parents=True, exist_ok=True)
     for old in exe.glob("*.ipynb"): old.unlink()
-    report, failed, t_all = [], [], time.time()
+    report, failed, t_all, started = [], [], time.time(), time.strftime("%Y-%m-%d %H:%M")
     for nb in nbs:
         copy = exe / nb.name
         shutil.copy(nb, copy)
@@ -44,8 +44,8 @@ def run(out: Path, only: str = "", save: bool = False) -> int:
         if not ok: failed.append(nb.name)
     print(f"executed {len(nbs)} notebooks in {time.time() - t_all:.0f} s; building the site ...", flush=True)
     from tools.site.build import build
-    build(out, exe, report=report, source_label=f"notebooks executed on {time.strftime('%Y-%m-%d %H:%M')}")
-    print(f"\nsite: {(out / 'index.html').resolve()}")
+    build(out, exe, report=report, source_label=f"notebooks executed in a run started {started}")
+    print(f"\nsite: open {(out / 'index.html').resolve()} in a browser (it reads offline)")
     if failed: print(f"FAILED notebooks: {', '.join(failed)}"); return 1
     return 0
 

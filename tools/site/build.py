@@ -449,8 +449,8 @@ def report_page(report, source_label: str) -> str:
                    f'<td class="{"ok" if ok else "bad"}">{"ok" if ok else "FAILED"}</td><td>{secs:.1f} s</td></tr>'
                    for href, t, nb, ok, secs in report)
     total = sum(r[4] for r in report)
-    return (f"<p>Every notebook executed top to bottom by <code>make reproduce</code> ({html.escape(source_label)}), "
-            f"slow cells included, in {total:.0f} s in all.</p><table class='report'><thead><tr><th>page</th>"
+    return (f"<p>Every notebook executed top to bottom, slow cells included, by <code>make reproduce</code> "
+            f"({html.escape(source_label)}): {total / 60:.1f} minutes in all.</p><table class='report'><thead><tr><th>page</th>"
             f"<th>notebook</th><th>status</th><th>time</th></tr></thead><tbody>{rows}</tbody></table>")
 
 
@@ -468,7 +468,7 @@ def build(out: Path, nbs_dir: Path = ROOT / "nbs", *, report=None, source_label:
         rows = [(by_name[n].href if n in by_name else "#", by_name[n].title if n in by_name else n, n, ok, s)
                 for n, ok, s in report]
         rp = Page(Path("reproduce"), "reproduce", (100, 0, ""), "Build", href="reproduce.html",
-                  title="Reproduction run", description=f"Generated {time.strftime('%Y-%m-%d %H:%M')}")
+                  title="Reproduction run", description=f"{sum(not r[1] for r in report)} failed of {len(report)} notebooks")
         rp.body = report_page(rows, source_label)
         pages.append(rp)
     shutil.rmtree(out / "figures", ignore_errors=True); shutil.rmtree(out / "notebooks", ignore_errors=True)
@@ -492,7 +492,7 @@ def build(out: Path, nbs_dir: Path = ROOT / "nbs", *, report=None, source_label:
             body=note + p.body, version=html.escape(ver), footer=src + f"built from {html.escape(source_label)}",
             subtitle="" if not p.description else f'<p class="subtitle">{r.md.renderInline(p.description)}</p>'),
             encoding="utf-8")
-    print(f"site: {len(pages)} pages in {time.time() - t0:.1f} s -> {out / 'index.html'}")
+    print(f"site: {len(pages)} pages in {time.time() - t0:.1f} s -> {out / (pages[0].href if pages else 'index.html')}")
     return pages
 
 
