@@ -114,7 +114,7 @@ class _Part:
 # %% ../nbs/01_dask.ipynb #c361d3fd
 def _empty_part() -> _Part:
     "An encoded partition without judgments."
-    z = np.zeros(0, np.int64)
+    z = np.zeros(0, np.int32)
     return _Part(pd.Index([], dtype=object, name="unit"), z, z, z, z, z)
 
 # %% ../nbs/01_dask.ipynb #e99ab9b9
@@ -143,8 +143,8 @@ def _encode(df, spec: dict, opts: dict, workers: pd.Index, labels: pd.Index, clo
     rows, lab = J.label_codes()
     n_lab = np.bincount(rows, minlength=J.n_judgments)
     count = J.frame["count"].to_numpy(np.int64)
-    return _Part(J.units, J.unit_code.astype(np.int64), workers.get_indexer(J.workers)[J.worker_code].astype(np.int64),
-                 rows.astype(np.int64), lab.astype(np.int64), count,
+    i32 = lambda x: np.asarray(x).astype(np.int32)          # 4 bytes per code: the encoded partitions stay small
+    return _Part(J.units, i32(J.unit_code), i32(workers.get_indexer(J.workers)[J.worker_code]), i32(rows), i32(lab), i32(count),
                  multi=_first_pair(J, np.flatnonzero(n_lab > 1)), several=_first_pair(J, np.flatnonzero(n_lab > count)),
                  repeated=_first_pair(J, J.repeated_pairs()), dimension="dimension" in frame)
 
@@ -442,7 +442,7 @@ def _ct_summary(st: _CTState, cfg: dict) -> dict:
     return dict(units=part.n_units, active=int((n_u > 1).sum()), lone=len(lone), lone_ids=list(lone[:5]),
                 per_worker=np.bincount(part.worker_code, minlength=W),
                 active_worker=np.bincount(part.worker_code[st.keep], minlength=W),
-                chosen=np.bincount(np.unique(part.rows * L + part.lab) % L, minlength=L),   # binary work vectors
+                chosen=np.bincount(np.unique(part.rows.astype(np.int64) * L + part.lab) % L, minlength=L),   # binary work vectors
                 kept_label=np.bincount(part.lab[kept], minlength=L))
 
 # %% ../nbs/01_dask.ipynb #e7529b01
@@ -662,7 +662,7 @@ def _b_start(part: _Part, n_workers: int, labels: pd.Index) -> _BState:
                          + ("; select one dimension first" if part.dimension else ""))
     if part.n_units == 0: return _BState(None, part.units)
     m = len(labels)
-    it, key = part.unit_code[part.rows], part.worker_code[part.rows] * m + part.lab
+    it, key = part.unit_code[part.rows].astype(np.int64), part.worker_code[part.rows].astype(np.int64) * m + part.lab
     o = np.lexsort((key, it)); it, key = it[o], key[o]
     cnt = np.bincount(it, minlength=part.n_units)
     pad = np.full((part.n_units, cnt.max()), -1, np.int64)
