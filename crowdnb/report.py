@@ -31,9 +31,9 @@ from .core import (Judgments, as_judgments, check_choice, check_int, check_level
 
 # %% auto #0
 __all__ = ['METHODS', 'esc', 'html_table', 'figure_html', 'slug', 'Section', 'Plan', 'plan', 'near_chance', 'low_outliers',
-           'QualityReport', 'pairwise_kappas', 'agreement_scores', 'majority_vote', 'FormRatings', 'read_form',
-           'template', 'inject_parameters', 'execute', 'markdown_html', 'page_html', 'report', 'read_error_counts',
-           'write_conll', 'CorefReport', 'coref_report']
+           'QualityReport', 'pairwise_kappas', 'agreement_scores', 'majority_vote', 'in_short', 'FormRatings',
+           'read_form', 'template', 'inject_parameters', 'execute', 'markdown_html', 'page_html', 'report',
+           'read_error_counts', 'write_conll', 'CorefReport', 'coref_report']
 
 # %% ../nbs/60_report.ipynb #15b68b1b
 def esc(
@@ -228,6 +228,7 @@ class QualityReport:
         self.seed, self.progress = seed, progress
         self.sections, self.worker_scores, self.unit_scores, self.pair_scores = [], {}, {}, {}
         self.flags = []      # (kind, id, method, evidence)
+        self.alpha_ = None   # (level, alpha, low, high) once `agreement` ran
 
     def _flag(self, kind, ids, method, evidence):
         "Record that `method` flags each of `ids` (a kind of 'worker', 'unit' or 'label pair') with its evidence text."
@@ -384,6 +385,7 @@ def agreement(self: QualityReport) -> Section:
         if rows:
             t = pd.DataFrame(rows, columns=["level", "alpha", "low", "high"]).set_index("level")
             head = t.loc[p.level] if p.level in t.index else None
+            self.alpha_ = None if head is None else (p.level, float(head["alpha"]), float(head["low"]), float(head["high"]))
             if head is not None:
                 s.para(f"Krippendorff's alpha at the <b>{esc(p.level)}</b> level is <b>{head['alpha']:.3f}</b> "
                        f"({self.ci:.0%} bootstrap interval {head['low']:.3f} to {head['high']:.3f}, {self.n_boot} resamples "
@@ -633,6 +635,31 @@ def summary_table(self: QualityReport) -> pd.DataFrame:
             rows.append(("label pair", f"{r['a']} ~ {r['b']}", ", ".join(m), ev))
     return pd.DataFrame(rows, columns=["kind", "id", "methods", "evidence"])
 
+# %% ../nbs/60_report.ipynb #d63da14d
+def in_short(
+    sentences: list,  # HTML sentences (already escaped)
+) -> str:
+    "The 'in short' box of a summary: the answer in a few sentences (the page shows it again under its title)."
+    return '<div class="callout in-short"><b>In short.</b> ' + " ".join(sentences) + "</div>"
+
+# %% ../nbs/60_report.ipynb #96c4f2f4
+@patch
+def _in_short(self: QualityReport, t: pd.DataFrame, rule: str) -> list:
+    "The sentences of the 'in short' box: agreement, whom not to trust, the least clear unit and label pair."
+    out = []
+    if self.alpha_:
+        lv, a, lo, hi = self.alpha_
+        verdict = "reliable" if a >= 0.8 else "good enough for tentative conclusions" if a >= 0.667 else "low: the labels are unclear or some workers are not reliable"
+        out.append(f"Krippendorff's alpha ({esc(lv)}) is {a:.3f} ({lo:.3f} to {hi:.3f}): {verdict}.")
+    w = list(t.loc[t["kind"] == "worker", "id"])
+    out.append(f"{len(w)} of {self.J.n_workers} workers are flagged {rule}" + (": " + ", ".join(f"<b>{esc(x)}</b>" for x in w[:10])
+               + (" and more" if len(w) > 10 else "") if w else "") + ".")
+    u = t.loc[t["kind"] == "unit", "id"]
+    if len(u): out.append(f"The least clear unit is <b>{esc(u.iloc[0])}</b>.")
+    lp = t.loc[t["kind"] == "label pair", "id"]
+    if len(lp): out.append(f"The most confused labels are <b>{esc(lp.iloc[0])}</b>.")
+    return out
+
 # %% ../nbs/60_report.ipynb #b5e890ee
 @patch
 def summary(self: QualityReport) -> Section:
@@ -643,13 +670,14 @@ def summary(self: QualityReport) -> Section:
     self.sections.append(s)
     ran = [m for m in ("agreement", "kappa", "crowdtruth", "dawid-skene", "trust") if m in self.worker_scores]
     left = [f"{m} ({self.plan.methods[m]})" for m in ("kappa", "crowdtruth", "dawid-skene", "trust") if self.plan.methods.get(m)]
-    s.para(f"Methods that scored the workers: <b>{esc(', '.join(ran))}</b>."
-           + (f" Left out: {esc('; '.join(left))}." if left else ""))
     w = t[t["kind"] == "worker"]
     rule = "by at least two methods" if len(ran) >= 2 else "by the only method that scored them"
+    s.add(in_short(self._in_short(t, rule)))
+    s.para(f"Methods that scored the workers: <b>{esc(', '.join(ran))}</b>."
+           + (f" Left out: {esc('; '.join(left))}." if left else ""))
     s.add(f"<h3 id=\"whom-to-trust\">Whom to trust</h3>")
     if len(w):
-        s.para(f"{len(w)} worker(s) flagged {rule} (a score far below the other workers'; trust: coefficient ≤ 0.5):")
+        s.para(f"{len(w)} worker(s) flagged {rule} (closer to chance than to the crowd; trust: coefficient ≤ 0.5):")
         s.add(html_table(w.set_index("id")[["methods", "evidence"]], max_rows=50))
     else: s.para(f"No worker is flagged {rule}.")
     u = t[t["kind"] == "unit"]
@@ -916,6 +944,8 @@ def page_html(
         elif c.cell_type == "code":
             outs = "".join(_output_html(o) for o in c.get("outputs", []))
             if outs: body.append(f'<div class="cell code"><div class="outputs">{outs}</div></div>')
+    short = next((m.group(0) for m in [re.search(r'<div class="callout in-short">.*?</div>', "".join(body), re.S)] if m), "")
+    if short and body: body.insert(1, short)                                  # the answer first, under the title
     main = "\n".join(body)
     heads = re.findall(r'<h2 id="([^"]+)">(.*?)</h2>', main)
     toc = "".join(f'<li><a href="#{i}">{t}</a></li>' for i, t in heads)
@@ -1225,6 +1255,15 @@ def summary(self: CorefReport) -> Section:
     s = Section("Summary")
     self.sections.append(s)
     w, u = t[t["kind"] == "worker"], t[t["kind"] == "unit"]
+    short = []
+    if self.R is not None and hasattr(self, "table1_"):
+        r = self.table1_.loc[("standard", "all")]
+        short.append(f"Krippendorff's alpha ({esc(self.level)}, standard scale, all items) is {r['alpha']:.3f}"
+                     + (f", {r['alpha_without_outliers']:.3f} without the outliers." if r["outliers"] else "."))
+    if self.R is not None:
+        short.append(f"{len(w)} of {self.R.n_workers} raters are outliers" + (": " + ", ".join(f"<b>{esc(x)}</b>" for x in w["id"]) if len(w) else "") + ".")
+    if len(u): short.append(f"The least clear item is <b>{esc(u['id'].iloc[0])}</b>.")
+    if short: s.add(in_short(short))
     s.add('<h3 id="whom-to-trust">Whom to trust</h3>')
     if self.R is None: s.para("No ratings were given, so no rater is assessed.")
     elif len(w):
