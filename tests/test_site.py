@@ -84,7 +84,7 @@ return {
   prev: (document.querySelector('.pager a.prev') || {getAttribute: () => null}).getAttribute('href'),
   next: (document.querySelector('.pager a.next') || {getAttribute: () => null}).getAttribute('href'),
   toc: q('nav.toc a').map(a => a.getAttribute('href')),
-  headings: q('h2[id], h3[id]', main).map(h => h.id),
+  headings: q('h2[id], h3[id]', main).filter(h => !h.closest('.output.html')).map(h => h.id),   // not an HTML output's own
   links: q('a[href]').map(a => a.getAttribute('href')),
   ids: q('[id]').map(e => e.id),
   imgs: q('img').map(i => [i.getAttribute('src'), i.complete, i.naturalWidth]),
