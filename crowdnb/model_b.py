@@ -6,6 +6,7 @@ Docs: https://crowdnb.github.io/crowdnb/model_b.html.md"""
 
 # %% ../nbs/31_model_b.ipynb #f9c46cdc
 from __future__ import annotations
+import contextlib
 import itertools
 import os
 import warnings
@@ -214,8 +215,8 @@ _NEG = -1e300   # log 0, kept finite so that 0 * log 0 = 0 in dense products
 
 def _log(a):
     "log with log 0 = -1e300 (finite)."
-    with np.errstate(divide="ignore"):
-        return np.maximum(np.log(a), _NEG)
+    a = np.asarray(a, float)
+    return np.log(a, out=np.full(a.shape, _NEG), where=a > 0)   # no errstate context: it costs more than the log of a small array
 
 def _total(counts, norm):
     "Σ counts · log P(pattern), -inf when some observed pattern is impossible."
@@ -355,28 +356,62 @@ def best_permutation(model_or_lam, weighted: bool = False) -> np.ndarray:
     return cols[np.argsort(rows)]
 
 # %% ../nbs/31_model_b.ipynb #c98dbbc8
+def _loglam_b(L):
+    "(annotators·values) x (starts·classes) matrix of log λ of a stack L (S, J, M, M): row x·M+v, column s·M+ψ."
+    S, J, M, _ = L.shape
+    return _log(L.transpose(1, 3, 0, 2).reshape(J * M, S * M))
+
+def _e_batch(p, G, L, eps=0.0, votes=None, weighted=True):
+    "Posteriors (patterns, S, M) — times the pattern counts when `weighted` — and log L (S,) of S parameter sets at once."
+    P, (S, M) = p.n_patterns, G.shape
+    lj = np.asarray(p.mat @ _loglam_b(L)).reshape(P, S, M)     # one product for all starts: eq. 33 in log space
+    lj += _log(G)
+    mx = lj.max(2, keepdims=True)
+    e = np.subtract(lj, mx, out=lj if eps == 0 else None)        # in place: no extra pass over patterns x classes
+    np.exp(e, out=e)
+    s = e.sum(2, keepdims=True)
+    norm = np.log(s); norm += mx                                  # log P(pattern), (P, S, 1)
+    ll = (norm[..., 0].T * p.counts).sum(1)                       # pairwise sums, one per start
+    ll[norm.min(axis=(0, 2)) < -1e250] = -np.inf                  # an observed pattern is impossible
+    if eps == 0:
+        e *= (p.counts[:, None, None] / s) if weighted else 1 / s
+        return e, ll
+    with np.errstate(divide="ignore"):                            # eq. 52 in log space
+        num = np.logaddexp(lj, np.log(eps * votes)[:, None, :])
+        den = np.logaddexp(norm, np.log(eps * votes.sum(1))[:, None, None])
+    post = np.exp(num - den)
+    return (post * p.counts[:, None, None] if weighted else post), ll
+
+def _m_batch(p, W, prior_gamma=0.0, prior_lam=0.0):
+    "γ (S, M) and Λ (S, J, M, M) of S starts from their count-weighted posteriors W (patterns, S, M) (eqs. 48 corrected, 50)."
+    P, S, M = W.shape
+    J = p.n_annotators
+    if prior_gamma is None: prior_gamma = prior_lam = 0.0
+    g = W.sum(0) + prior_gamma
+    G = g / g.sum(1, keepdims=True)
+    n = (p.mat_t @ W.reshape(P, S * M)).reshape(J, M, S, M).transpose(2, 0, 3, 1) + prior_lam   # s, x, ψ, v
+    tot = n.sum(3, keepdims=True)
+    L = np.divide(n, tot, out=np.full(n.shape, 1.0 / M), where=tot > 0)
+    return G, L
+
+def _log_prior_b(G, L, prior_gamma, prior_lam):
+    "Σ (α-1) log θ of S parameter sets (0 where the pseudo-count is 0)."
+    if prior_gamma is None: return np.zeros(len(G))              # None: no prior (checked once per run, not per step)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lp = np.where(np.broadcast_to(prior_gamma, G.shape) != 0, prior_gamma * np.log(G), 0.0).sum(1)
+        lp += np.where(np.broadcast_to(prior_lam, L.shape) != 0, prior_lam * np.log(L), 0.0).sum((1, 2, 3))
+    return lp
+
+# %% ../nbs/31_model_b.ipynb #adeb6b37
 def _m_step(p, post, prior_gamma=0.0, prior_lam=0.0):
     "γ and Λ maximising the expected complete-data log-likelihood (eqs. 48 corrected, 50), plus Dirichlet pseudo-counts."
-    j, m = p.n_annotators, p.n_values
-    wpost = post * p.counts[:, None]
-    g = wpost.sum(axis=0) + prior_gamma
-    gamma = g / g.sum()
-    n = (p.mat_t @ wpost).reshape(j, m, m).transpose(0, 2, 1) + prior_lam   # x, ψ, v
-    tot = n.sum(2, keepdims=True)
-    lam = np.divide(n, tot, out=np.full_like(n, 1.0 / m), where=tot > 0)
-    return gamma, lam
+    g, l = _m_batch(p, (post * p.counts[:, None])[:, None, :], prior_gamma, prior_lam)
+    return g[0], l[0]
 
 def _e_step(p, gamma, lam, eps=0.0, votes=None):
     "Posterior (eq. 51, or smoothed eq. 52) and log L at the given parameters."
-    lj = _log_joint(p, _log(gamma), _loglam(lam))
-    norm, post = _lse(lj, True)
-    ll = _total(p.counts, norm[:, 0])
-    if eps == 0:
-        return post, ll
-    with np.errstate(divide="ignore"):
-        num = np.logaddexp(lj, np.log(eps * votes))
-        den = np.logaddexp(norm, np.log(eps * votes.sum(1, keepdims=True)))
-    return np.exp(num - den), ll
+    post, ll = _e_batch(p, gamma[None], lam[None], eps, votes, weighted=False)
+    return post[:, 0], float(ll[0])
 
 # %% ../nbs/31_model_b.ipynb #14b06436
 def random_model(
@@ -407,6 +442,72 @@ def _log_prior(gamma, lam, prior_gamma, prior_lam):
         lp += np.sum(np.where(np.broadcast_to(prior_lam, lam.shape) != 0, prior_lam * np.log(lam), 0.0))
     return float(lp)
 
+# %% ../nbs/31_model_b.ipynb #0543b5b8
+_POOL = []
+
+def _one_thread(p):
+    "BLAS on one thread for a small dense pattern matrix (threads only cost there, badly on a busy machine); a no-op without threadpoolctl."
+    if sparse.issparse(p.mat) or p.mat.size > 200_000: return contextlib.nullcontext()
+    try: from threadpoolctl import ThreadpoolController
+    except ImportError: return contextlib.nullcontext()
+    if not _POOL: _POOL.append(ThreadpoolController())   # built once: inspecting the loaded libraries takes a millisecond
+    return _POOL[0].limit(limits=1, user_api="blas")
+
+# %% ../nbs/31_model_b.ipynb #e6c3a3e2
+def _squarem(x0, x1, x2, amax):
+    "SQUAREM's extrapolation (Varadhan & Roland 2008) per row of S flattened parameter sets: the point, its step |α| ≤ `amax`, and whether it is worth an E step."
+    r, v = x1 - x0, x2 - 2 * x1 + x0
+    nv = np.sqrt((v * v).sum(1))
+    a = -np.clip(np.sqrt((r * r).sum(1)) / np.where(nv > 0, nv, 1), 1.0, amax)
+    a[nv == 0] = -1.0
+    for _ in range(30):                                           # α → -1 gives x2, which is feasible
+        x = x0 - 2 * a[:, None] * r + (a * a)[:, None] * v
+        bad = (x < 0).any(1) & (a < -1)
+        if not bad.any(): break
+        a[bad] = (a[bad] - 1) / 2
+    return x, -a, (a < -1) & (x >= 0).all(1)
+
+# %% ../nbs/31_model_b.ipynb #530046a2
+def _em_loop(p, G, L, eps=0.0, votes=None, tol=1e-10, max_iter=100_000, accelerate=False, prior_gamma=0.0,
+             prior_lam=0.0, history=False, done=None):
+    "Low-level: EM (SQUAREM when `accelerate`) from S starts at once, each stopping on its own: γ, Λ, iterations, convergence, history."
+    S, M = G.shape
+    G, L = np.array(G, float), np.array(L, float)
+    out_G, out_L, n_it, conv = G.copy(), L.copy(), np.zeros(S, np.int64), np.zeros(S, bool)
+    act, it, amax, hist = np.arange(S), np.zeros(S, np.int64), np.ones(S), []
+    accelerate = accelerate and eps == 0
+    if not (np.any(prior_gamma) or np.any(prior_lam)): prior_gamma = prior_lam = None
+    lp = lambda G, L: _log_prior_b(G, L, prior_gamma, prior_lam)
+    def step(G, L):
+        W, ll = _e_batch(p, G, L, eps, votes)
+        return _m_batch(p, W, prior_gamma, prior_lam), ll + lp(G, L)
+    flat = lambda G, L: np.concatenate([G, L.reshape(len(G), -1)], 1)
+    while len(act):
+        (G1, L1), ll0 = step(G, L); it += 1
+        if history: hist.append(ll0[0])
+        if accelerate:   # SQUAREM, kept monotone: an extrapolation is kept only when it is as good as two EM steps
+            (G2, L2), _ = step(G1, L1); it += 1
+            x, a, ok = _squarem(flat(G, L), flat(G1, L1), flat(G2, L2), amax)
+            G1, L1 = G2.copy(), L2.copy()
+            amax[~ok & (a >= amax)] *= 2                          # the bound held the step back: allow more next time
+            if ok.any():
+                (G3, L3), ll3 = step(x[ok, :M], x[ok, M:].reshape(L[ok].shape)); it[ok] += 1
+                better = ll3 >= _e_batch(p, G2[ok], L2[ok])[1] + lp(G2[ok], L2[ok])
+                k = np.flatnonzero(ok)
+                G1[k[better]], L1[k[better]] = G3[better], L3[better]
+                # the step bound of Varadhan & Roland's SQUAREM: x4 after a full step that worked, /4 after a failure
+                amax[k] = np.where(better, np.where(a[k] >= amax[k], 4 * amax[k], amax[k]), np.maximum(1.0, amax[k] / 4))
+        delta = np.maximum(np.abs(G1 - G).max(1), np.abs(L1 - L).max((1, 2, 3)))
+        G, L = G1, L1
+        stop = (delta < tol) | (it >= max_iter)
+        if stop.any():
+            k = act[stop]
+            out_G[k], out_L[k], n_it[k], conv[k] = G[stop], L[stop], it[stop], delta[stop] < tol
+            if done is not None: done(len(k))
+            act, G, L, it, amax = act[~stop], G[~stop], L[~stop], it[~stop], amax[~stop]
+    return out_G, out_L, n_it, conv, hist
+
+# %% ../nbs/31_model_b.ipynb #59f7cde3
 @delegates(as_judgments, but=["data", "labels"])
 def em(
     data,  # what `as_patterns` takes: judgments, a matrix, pattern counts or `Patterns`
@@ -444,36 +545,14 @@ def em(
                 agg = sparse.csr_matrix((np.ones(len(ok)), (p.inverse[ok], ok)), shape=(p.n_patterns, len(p.inverse)))
                 post = (agg @ post) / np.asarray(agg.sum(axis=1))
         gamma, lam = _m_step(p, post, prior_gamma, prior_lam)
-    def step(g, l):
-        post, ll = _e_step(p, g, l, eps, votes)
-        return _m_step(p, post, prior_gamma, prior_lam), ll + _log_prior(g, l, prior_gamma, prior_lam)
-    hist, converged, it = [], False, 0
-    accelerate = accelerate and eps == 0
-    while it < max_iter:
-        (g1, l1), ll0 = step(gamma, lam); it += 1
-        hist.append(ll0)
-        if accelerate:   # SQUAREM (Varadhan & Roland 2008), kept monotone by falling back to plain EM steps
-            (g2, l2), ll1 = step(g1, l1); it += 1
-            x0, x1, x2 = (np.concatenate([g.ravel(), l.ravel()]) for g, l in ((gamma, lam), (g1, l1), (g2, l2)))
-            r, v = x1 - x0, x2 - 2 * x1 + x0
-            nv = np.linalg.norm(v)
-            g1, l1 = g2, l2
-            if nv > 0:
-                a = min(-np.linalg.norm(r) / nv, -1.0)
-                x = x0 - 2 * a * r + a * a * v
-                if a < -1 and np.all(x >= 0):
-                    ge, le = x[:len(gamma)], x[len(gamma):].reshape(lam.shape)
-                    (g3, l3), ll3 = step(ge, le); it += 1
-                    ll2 = _e_step(p, g2, l2)[1] + _log_prior(g2, l2, prior_gamma, prior_lam)
-                    if ll3 >= ll2: g1, l1 = g3, l3     # accept only an extrapolation at least as good as 2 EM steps
-        delta = max(np.abs(g1 - gamma).max(), np.abs(l1 - lam).max())
-        gamma, lam = g1, l1
-        if delta < tol:
-            converged = True; break
-    post, ll = _e_step(p, gamma, lam)
+    with _one_thread(p):
+        G, L, n_it, conv, hist = _em_loop(p, gamma[None], lam[None], eps, votes, tol, max_iter, accelerate,
+                                          prior_gamma, prior_lam, history=True)
+        gamma, lam = G[0], L[0]
+        post, ll = _e_step(p, gamma, lam)
     lp = ll + _log_prior(gamma, lam, prior_gamma, prior_lam)
     model = ModelBParams(gamma, lam, p.values)
-    return EMResult(model, lp, np.array(hist + [lp]), it, converged, _items(p, post, gamma))
+    return EMResult(model, lp, np.array(hist + [lp]), int(n_it[0]), bool(conv[0]), _items(p, post, gamma))
 
 # %% ../nbs/31_model_b.ipynb #8a2662dc
 def _vec(model): return np.concatenate([model.gamma, model.lam.ravel()])
@@ -501,8 +580,8 @@ def _free(model):
 def _unpack(z, j, m):
     zg = np.concatenate([[0.0], z[:m - 1]])
     zl = np.concatenate([np.zeros((j, m, 1)), z[m - 1:].reshape(j, m, m - 1)], axis=2)
-    g = np.exp(zg - logsumexp(zg)); l = np.exp(zl - logsumexp(zl, axis=2, keepdims=True))
-    return g, l
+    g = np.exp(zg - zg.max()); l = np.exp(zl - zl.max(2, keepdims=True))   # softmax, without logsumexp's overhead
+    return g / g.sum(), l / l.sum(2, keepdims=True)
 
 @delegates(as_judgments, but=["data", "labels"])
 def anneal(
@@ -524,25 +603,28 @@ def anneal(
     rng = as_rng(seed)
     p = as_patterns(data, missing, labels, n_annotators, **kwargs)
     j, m = p.n_annotators, p.n_values
-    def stats(z):
-        g, l = _unpack(z, j, m)
-        post, ll = _e_step(p, g, l)
-        return g, l, post, ll + _log_prior(g, l, prior_gamma, prior_lam)
+    last = {}
+    def stats(z):   # one E step serves both the value and the gradient at the same point (L-BFGS asks for both)
+        if last.get("z") is None or not np.array_equal(last["z"], z):
+            g, l = _unpack(z, j, m)
+            wpost, ll = _e_batch(p, g[None], l[None])
+            last.update(z=z.copy(), g=g, l=l, wpost=wpost[:, 0], ll=float(ll[0]) + _log_prior(g, l, prior_gamma, prior_lam))
+        return last
     def fun(z):
-        return -stats(z)[3]
+        return -stats(z)["ll"]
     def jac(z):
-        g, l, post, _ = stats(z)
-        wpost = post * p.counts[:, None]
+        s = stats(z); g, l, wpost = s["g"], s["l"], s["wpost"]
         ng = wpost.sum(axis=0) + prior_gamma
         nl = (p.mat_t @ wpost).reshape(j, m, m).transpose(0, 2, 1) + prior_lam
         gg = ng - g * ng.sum()
         gl = nl - l * nl.sum(2, keepdims=True)
         return -np.concatenate([gg[1:], gl[..., 1:].ravel()])
     dim = (m - 1) + j * m * (m - 1)
-    res = optimize.dual_annealing(fun, [(-bound, bound)] * dim, maxiter=max_iter, rng=rng,
-                                  no_local_search=not local_search,
-                                  minimizer_kwargs=dict(method="L-BFGS-B", jac=jac,
-                                                        options=dict(ftol=1e-15, gtol=1e-8, maxiter=2000)))
+    with _one_thread(p):   # L-BFGS-B's small LAPACK calls: on a busy machine BLAS threads cost 100x the work
+        res = optimize.dual_annealing(fun, [(-bound, bound)] * dim, maxiter=max_iter, rng=rng,
+                                      no_local_search=not local_search,
+                                      minimizer_kwargs=dict(method="L-BFGS-B", jac=jac,
+                                                            options=dict(ftol=1e-15, gtol=1e-8, maxiter=2000)))
     g, l = _unpack(res.x, j, m)
     start = ModelBParams(g, l, p.values)
     if polish:
@@ -550,6 +632,26 @@ def anneal(
     post, ll = _e_step(p, g, l)
     lp = ll + _log_prior(g, l, prior_gamma, prior_lam)
     return EMResult(start, lp, np.array([lp]), res.nit, bool(res.success), _items(p, post, g))
+
+# %% ../nbs/31_model_b.ipynb #cd25b5f0
+def _em_starts(p, starts, method, eps, tol, max_iter, accelerate, prior_gamma, prior_lam, bar):
+    "EM (or the smoothed schedule) from every start, a block of starts at a time: log L (+ log prior), models, iterations, convergence."
+    votes = p.votes()
+    G = np.stack([_m_step(p, votes / votes.sum(1, keepdims=True), prior_gamma, prior_lam)[0] if isinstance(s, str) else s.gamma
+                  for s in starts])
+    L = np.stack([_m_step(p, votes / votes.sum(1, keepdims=True), prior_gamma, prior_lam)[1] if isinstance(s, str) else s.lam
+                  for s in starts])
+    block = max(1, 1_000_000 // (p.n_patterns * p.n_values))     # starts per block: bounded memory on large data
+    kw = dict(tol=tol, max_iter=max_iter, prior_gamma=prior_gamma, prior_lam=prior_lam)
+    out = []
+    with _one_thread(p):
+        for b in range(0, len(starts), block):
+            g, l = G[b:b + block], L[b:b + block]
+            if method == "smoothed": g, l = _em_loop(p, g, l, eps=eps, votes=votes, **kw)[:2]
+            g, l, n_it, conv, _ = _em_loop(p, g, l, accelerate=accelerate, done=bar.update, **kw)
+            ll = _e_batch(p, g, l)[1] + _log_prior_b(g, l, prior_gamma, prior_lam)
+            out += [(float(ll[s]), ModelBParams(g[s], l[s], p.values), int(n_it[s]), bool(conv[s])) for s in range(len(g))]
+    return out
 
 # %% ../nbs/31_model_b.ipynb #62868eef
 @dataclass
@@ -600,14 +702,16 @@ def fit(
     p = as_patterns(data, missing, labels, n_annotators, **kwargs)
     kw = dict(prior_gamma=prior_gamma, prior_lam=prior_lam)
     runs, iters = [], []
-    for s in progress_bar(range(n_starts), show=progress, desc=f"model B {method}"):
-        if method == "anneal":
+    if method == "anneal":
+        for s in progress_bar(range(n_starts), show=progress, desc="model B anneal"):
             r = anneal(p, seed=rng, **kw, **(anneal_kw or {}))
-        else:
-            start = "vote" if s == 0 and init == "vote" else random_model(p.n_annotators, p.n_values, seed=rng, labels=p.values)
-            r = em(p, init=start, tol=tol, max_iter=max_iter, accelerate=accelerate, **kw) if method == "em" else \
-                _smoothed(p, start, eps, tol, max_iter, accelerate, **kw)
-        runs.append((r.log_lik, r.model)); iters.append((r.n_iter, r.converged))
+            runs.append((r.log_lik, r.model)); iters.append((r.n_iter, r.converged))
+    else:   # the starts in the order of the random stream, then run side by side
+        starts = ["vote" if s == 0 and init == "vote" else random_model(p.n_annotators, p.n_values, seed=rng, labels=p.values)
+                  for s in range(n_starts)]
+        with progress_bar(show=progress, total=n_starts, desc=f"model B {method}") as bar:
+            for ll, model, n_it, conv in _em_starts(p, starts, method, eps, tol, max_iter, accelerate, bar=bar, **kw):
+                runs.append((ll, model)); iters.append((n_it, conv))
     table, models = _optima(runs, atol, workers)
     n_iter, converged = np.array(iters).T
     return FitB(table, models, pd.DataFrame({"log_lik": [r[0] for r in runs], "n_iter": n_iter.astype(int),
