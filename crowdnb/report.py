@@ -218,6 +218,7 @@ class QualityReport:
                  fraction: float = 1 / 3,  # `near_chance`: flag a worker whose excess over chance is below this share of the median's
                  z: float = 2.5,  # `low_outliers` (numeric labels): robust z below the bulk's median
                  progress=None,  # progress bars of the methods: None = on a terminal or in live Jupyter only
+                 form=None,  # the `FormRatings` of a web-form export (repeated questions, comments), if the data are one
                  **plan_kw,  # options of `plan` (max_categories, max_labels, max_workers_kappa, ...)
                 ):
         if not isinstance(J, Judgments): raise TypeError(f"QualityReport takes Judgments (from as_judgments), not {type(J).__name__}")
@@ -225,7 +226,7 @@ class QualityReport:
         self.n_boot, self.ci = check_int("n_boot", n_boot, 1), check_number("ci", ci, 0, 1, low_open=True, high_open=True)
         self.top, self.z = check_int("top", top, 1), check_number("z", z, low=0)
         self.fraction = check_number("fraction", fraction, 0, 1)
-        self.seed, self.progress = seed, progress
+        self.seed, self.progress, self.form = seed, progress, form
         self.sections, self.worker_scores, self.unit_scores, self.pair_scores = [], {}, {}, {}
         self.flags = []      # (kind, id, method, evidence)
         self.alpha_ = None   # (level, alpha, low, high) once `agreement` ran
@@ -668,7 +669,7 @@ def summary(self: QualityReport) -> Section:
     self.summary_ = t
     s = Section("Summary")
     self.sections.append(s)
-    ran = [m for m in ("agreement", "kappa", "crowdtruth", "dawid-skene", "trust") if m in self.worker_scores]
+    ran = [m for m in ("agreement", "kappa", "crowdtruth", "dawid-skene", "trust", "consistency") if m in self.worker_scores]
     left = [f"{m} ({self.plan.methods[m]})" for m in ("kappa", "crowdtruth", "dawid-skene", "trust") if self.plan.methods.get(m)]
     w = t[t["kind"] == "worker"]
     rule = "by at least two methods" if len(ran) >= 2 else "by the only method that scored them"
@@ -811,6 +812,35 @@ def read_form(
            if grid.iat[r, names.index(c)] != ""]
     J = as_judgments(table, labels=labels)
     return FormRatings(table, J, repeats.reset_index(drop=True), pd.DataFrame(com, columns=["worker", "column", "comment"]))
+
+# %% ../nbs/60_report.ipynb #07c1cea4
+@patch
+def consistency(self: QualityReport) -> Section:
+    "Consistency of repeated (consistency-check) questions of a web-form export, per rater, and the raters' comments."
+    s = Section("Consistency of repeated questions")
+    self.sections.append(s)
+    f = self.form
+    if f is None or len(f.repeats) == 0:
+        s.left_out = ("the judgments do not come from a web-form export with repeated questions (crowdnb.report.read_form)"
+                      if f is None else "the form repeats no question (or no rater answered a repeat)")
+        if f is not None and len(f.comments): s.para("The raters' comments:"); s.add(html_table(f.comments, index=False))
+        return s
+    r = f.repeats
+    g = r.groupby("worker", sort=True)
+    t = pd.DataFrame({"repeats": g.size(), "same": g["same"].sum().astype(int)})
+    t["share same"] = t["same"] / t["repeats"]
+    num = pd.to_numeric(r["first"], errors="coerce").notna().all() and pd.to_numeric(r["repeat"], errors="coerce").notna().all()
+    if num: t["mean |difference|"] = (pd.to_numeric(r["first"]) - pd.to_numeric(r["repeat"])).abs().groupby(r["worker"]).mean()
+    s.para(f"{len(r)} repeated answer(s) by {len(t)} rater(s); {int(t['same'].sum())} the same as the first time "
+           f"({t['same'].sum() / t['repeats'].sum():.0%}).")
+    s.add(html_table(t.sort_values("share same", kind="stable"), max_rows=50))
+    s.para("The repeats:"); s.add(html_table(r, index=False, max_rows=self.top * 3))
+    if len(f.comments): s.para("The raters' comments:"); s.add(html_table(f.comments, index=False))
+    share = t["share same"]
+    self.worker_scores["consistency"] = share
+    bad = share.index[(t["repeats"] >= 2) & (share < 0.5)]
+    self._flag("worker", bad, "consistency", lambda i: f"same answer on {t.loc[i, 'same']} of {t.loc[i, 'repeats']} repeated questions")
+    return s
 
 # %% ../nbs/60_report.ipynb #94d7dbf3
 def template(
@@ -987,7 +1017,9 @@ def _prepare_out(out) -> Path:
 # %% ../nbs/60_report.ipynb #95fbb392
 def _data_param(data, out: Path, kwargs: dict):
     "What the notebook loads: a path (with the options) as given, anything in memory pickled into `out`."
-    if isinstance(data, FormRatings): data, kwargs = data.table, dict(labels=list(data.judgments.labels) if data.judgments.closed else None)
+    if isinstance(data, FormRatings):                         # saved whole: the notebook reports its repeats and comments
+        pd.to_pickle(data, out / "judgments.pkl")
+        return "judgments.pkl", dict(labels=list(data.judgments.labels) if data.judgments.closed else None)
     if isinstance(data, (str, os.PathLike)):
         p = Path(data)
         if not p.exists(): raise ValueError(f"judgments file {str(p)!r} does not exist")

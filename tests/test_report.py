@@ -78,7 +78,7 @@ def test_notebook_carries_on(crowd_report):
     nb = nbformat.read(page.parent / "report.ipynb", as_version=4)
     params = next(c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", []))
     assert "crowd.csv" in params.source
-    assert any(c.source.startswith("J = as_judgments(") for c in nb.cells)
+    assert any("J = as_judgments(" in c.source for c in nb.cells)
     assert not [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o["output_type"] == "error"]
     assert not [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.get("name") == "stderr"]
 
@@ -217,6 +217,8 @@ def test_form_through_cli(tmp_path, capsys):
     assert main(["report", str(tmp_path / "f.csv"), "--form", "--n-boot", "20", "--out", str(tmp_path / "out")]) == 0
     body = (tmp_path / "out" / "report.html").read_text()
     assert ">The data at a glance</h2>" in body and "Traceback" not in body.split("</style>", 1)[1]
+    assert ">Consistency of repeated questions</h2>" in body and "3 repeated answer(s) by 3 rater(s); 2 the same" in body
+    assert "too long" in body                                                            # the comment, shown
     nb = (tmp_path / "out" / "report.ipynb").read_text()
     assert "judgments.pkl" in nb
 
