@@ -1,6 +1,4 @@
-"""Model A of Rzhetsky, Shatkay & Wilbur (2009): each evaluator is right with probability θ, and a wrong
-triplet of annotations agrees or disagrees at rates fixed by the value frequencies ω. Tables 2–8 from code,
-ML/MAP estimation on any set of evaluator triplets, correctness labels, and the multi-dimensional extension.
+"""Model A of Rzhetsky, Shatkay & Wilbur (2009): each evaluator is right with probability θ, and a wrong triplet of annotations agrees or disagrees at rates fixed by the value frequencies ω. Tables 2–8 from code, ML/MAP estimation on any set of evaluator triplets, correctness labels, and the multi-dimensional extension.
 
 Docs: https://crowdnb.github.io/crowdnb/model_a.html.md"""
 
