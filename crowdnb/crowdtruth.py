@@ -313,7 +313,7 @@ def _rqs_index(ix: CrowdIndex) -> list:
         new = np.empty(len(keys), i32)                              # renumber: slots with a numerator first
         new[has_num], new[~has_num] = np.arange(K, dtype=i32), np.arange(K, len(keys), dtype=i32)
         slot = new[slot]
-        if len(ones) < max(len(slot), len(keys)): ones = np.ones(max(len(slot), len(keys)))   # shared 0/1 data
+        if len(ones) < max(len(slot), len(keys)): ones = np.ones(max(len(slot), len(keys)))   # shared data of 1s
         low = slot < K
         lo, hi = np.flatnonzero(low), np.flatnonzero(~low)
         del low
@@ -321,7 +321,7 @@ def _rqs_index(ix: CrowdIndex) -> list:
             E=E, K=K, new=new,
             den=entries_x_slots(occ[lo], slot[lo], ones[:len(lo)], len(E), K),
             den_rest=entries_x_slots(occ[hi], slot[hi] - K, ones[:len(hi)], len(E), len(keys) - K),
-            num=entries_x_slots(occ[nz], slot[nz], xi[nz], len(E), K),
+            num=entries_x_slots(occ[nz], slot[nz], ones[:len(nz)] if (xi[nz] == 1).all() else xi[nz], len(E), K),
             P=pattern(keys[has_num], np.zeros(K)),                  # data: P_r(i|j), set by each call of rqs
             all=pattern(keys, ones[:len(keys)])))
     ix.__dict__["_rqs"] = parts
