@@ -7,7 +7,7 @@ Docs: https://crowdnb.github.io/crowdnb/core.html.md"""
 # %% ../nbs/00_core.ipynb #bc2166e1
 from __future__ import annotations
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, InitVar
 from itertools import chain
 from pathlib import Path
 from numbers import Integral, Real
@@ -242,11 +242,14 @@ class Judgments:
     closed: bool = False         # True when the label set was declared by the caller
     units: pd.Index = field(init=False)
     workers: pd.Index = field(init=False)
+    codes: InitVar[tuple | None] = None   # (unit codes, units, worker codes, workers) as pd.factorize(sort=True) gives them, when known
 
-    def __post_init__(self):
+    def __post_init__(self, codes=None):
         self.frame = self.frame.reset_index(drop=True)
-        self.unit_code, self.units = pd.factorize(self.frame["unit"], sort=True)
-        self.worker_code, self.workers = pd.factorize(self.frame["worker"], sort=True)
+        if codes is not None: self.unit_code, self.units, self.worker_code, self.workers = codes
+        else:
+            self.unit_code, self.units = pd.factorize(self.frame["unit"], sort=True)
+            self.worker_code, self.workers = pd.factorize(self.frame["worker"], sort=True)
         self.units.name, self.workers.name = "unit", "worker"
         self._cache = {}
 
@@ -282,6 +285,11 @@ class Judgments:
 
 # %% ../nbs/00_core.ipynb #bcd12b88
 def _check_ids(df, col, what, line_offset):
+    "The id column, checked (no missing or blank ids) and canonical (text stripped, whole floats as ints)."
+    return _id_codes(df, col, what, line_offset)[0]
+
+def _id_codes(df, col, what, line_offset):
+    "`_check_ids` and, for text ids, their sorted codes and ids (as `pd.factorize(..., sort=True)` gives), else None."
     s = df[col]
     if isinstance(s.dtype, (pd.StringDtype, pd.CategoricalDtype)) or s.dtype == object:   # ids checked per distinct id
         codes, uniq = pd.factorize(s)
@@ -291,17 +299,19 @@ def _check_ids(df, col, what, line_offset):
             blank = np.array([t == "" for t in text] + [True])
             bad = np.flatnonzero(blank[codes])                  # codes -1 (missing) read the last entry
             if len(bad): raise ValueError(f"{what} column {col!r} has missing ids at {_rows_msg(bad, line_offset)}")
-            return pd.Series(pd.Index(text, dtype=str).take(codes), index=df.index)
+            text = pd.Index(text, dtype=str)
+            canon, ids = pd.factorize(text, sort=True)          # over distinct ids: the codes Judgments needs
+            return pd.Series(text.take(codes), index=df.index), (canon[codes], ids)
     s = _plain(s)
     bad = np.flatnonzero(s.isna().to_numpy() | s.astype(str).str.strip().eq("").to_numpy())
     if len(bad): raise ValueError(f"{what} column {col!r} has missing ids at {_rows_msg(bad, line_offset)}")
     kind = pd.api.types.infer_dtype(s, skipna=True)
-    if kind in ("string", "mixed", "mixed-integer", "mixed-integer-float", "boolean"): return s.astype(str).str.strip()
+    if kind in ("string", "mixed", "mixed-integer", "mixed-integer-float", "boolean"): return s.astype(str).str.strip(), None
     if pd.api.types.is_float_dtype(s):
         if not np.all(np.mod(s.to_numpy(), 1) == 0):
             raise TypeError(f"{what} column {col!r} holds non-integer numbers; ids must be strings or integers")
-        return s.astype(np.int64)
-    return s
+        return s.astype(np.int64), None
+    return s, None
 
 # %% ../nbs/00_core.ipynb #b4cb694b
 def _label_set(labels):
@@ -322,11 +332,11 @@ def _label_set(labels):
     if idx.has_duplicates: raise ValueError(f"labels repeats {list(idx[idx.duplicated()])}")
     return out
 
-def _duplicated(out: pd.DataFrame, key: list) -> np.ndarray:
-    "Rows whose `key` columns repeat another row's (all of them marked), from integer codes of the columns."
+def _duplicated(out: pd.DataFrame, key: list, known: dict = {}) -> np.ndarray:
+    "Rows whose `key` columns repeat another row's (all of them marked), from integer codes of the columns (`known`: column -> (codes, ids))."
     code, n = np.zeros(len(out), np.int64), 1
     for c in key:
-        k, u = pd.factorize(out[c])
+        k, u = known[c] if known.get(c) is not None else pd.factorize(out[c])
         if n * (len(u) + 1) >= 2**62: return out.duplicated(key, keep=False).to_numpy()
         code, n = code * (len(u) + 1) + k + 1, n * (len(u) + 1)
     return pd.Series(code).duplicated(keep=False).to_numpy()
@@ -338,14 +348,14 @@ def _from_frame(df, unit="unit", worker="worker", label="label", **kwargs):
 def _frame_and_codes(df, unit="unit", worker="worker", label="label", *, sep=None, labels=None, empty="error",
                      none_token="none", duplicates="error", dimension=None, started=None, submitted=None,
                      line_offset=None, source="the table"):
-    "`_from_frame` plus the flat (row, label code) pairs when they follow from the distinct answers (else None)."
+    "`_from_frame` plus, when they follow from the distinct answers and ids (else None), the flat (row, label code) pairs and the unit and worker codes."
     if len(df) == 0: raise ValueError(f"judgments are empty: {source} has no rows")
     check_choice("empty", empty, ("error", "drop", "label"))
     check_choice("duplicates", duplicates, ("error", "last", "count"))
     labels = _label_set(labels)
     cols = dict(unit=unit, worker=worker, label=label, dimension=dimension, started=started, submitted=submitted)
-    out = pd.DataFrame({"unit": _check_ids(df, unit, "unit", line_offset),
-                        "worker": _check_ids(df, worker, "worker", line_offset)}).reset_index(drop=True)
+    (units, ucodes), (workers, wcodes) = _id_codes(df, unit, "unit", line_offset), _id_codes(df, worker, "worker", line_offset)
+    out = pd.DataFrame({"unit": units, "worker": workers}).reset_index(drop=True)
     if dimension is not None: out["dimension"] = _check_ids(df, dimension, "dimension", line_offset).to_numpy()
     for k in ("started", "submitted"):
         if cols[k] is not None:
@@ -369,6 +379,7 @@ def _frame_and_codes(df, unit="unit", worker="worker", label="label", *, sep=Non
     if len(empties) and empty == "drop":
         ok = size[ids] > 0
         out, ids = out[ok], ids[ok]
+        ucodes = wcodes = None                                   # some ids may be gone: Judgments recodes
         if len(out) == 0: raise ValueError(f"label column {label!r}: every answer is empty")
     used = np.flatnonzero(np.bincount(ids, minlength=len(table)))
     # closed label set
@@ -386,7 +397,7 @@ def _frame_and_codes(df, unit="unit", worker="worker", label="label", *, sep=Non
     labels.name = "label"
     # duplicates
     key = ["unit", "worker"] + (["dimension"] if dimension is not None else [])
-    dup = _duplicated(out, key)
+    dup = _duplicated(out, key, {"unit": ucodes, "worker": wcodes})
     if not dup.any():                                         # the label codes, from the distinct answers
         first = np.cumsum(size) - size
         flat = labels.get_indexer(list(chain.from_iterable(table)))
@@ -395,7 +406,8 @@ def _frame_and_codes(df, unit="unit", worker="worker", label="label", *, sep=Non
         else:
             rows = np.repeat(np.arange(len(ids)), n)
             codes = (rows, flat[np.repeat(first[ids] - (np.cumsum(n) - n), n) + np.arange(len(rows))])
-        return out.drop(columns="_row"), labels, codes
+        ids_ = None if ucodes is None or wcodes is None else (*ucodes, *wcodes)
+        return out.drop(columns="_row"), labels, codes, ids_
     if dup.any():
         if duplicates == "error":
             rows = out["_row"].to_numpy()[dup].tolist()
@@ -408,7 +420,7 @@ def _frame_and_codes(df, unit="unit", worker="worker", label="label", *, sep=Non
             agg = {c: "first" for c in out.columns if c not in key}
             agg.update(labels=lambda s: tuple(x for a in s for x in a), count="sum", _row="min")
             out = out.groupby(key, sort=False, as_index=False).agg(agg).sort_values("_row")
-    return out.drop(columns="_row"), labels, None
+    return out.drop(columns="_row"), labels, None, None
 
 # %% ../nbs/00_core.ipynb #9110da99
 FORMATS = {
@@ -501,8 +513,8 @@ def as_judgments(
         raise ValueError(f"{source} lacks the column(s) {', '.join(missing)}; its columns are "
                          f"{list(map(str, data.columns))}{hint}")
     opts = {k: given[k] for k in ("sep", "labels", "empty", "none_token", "duplicates")}
-    frame, label_set, codes = _frame_and_codes(data, **spec, **opts, line_offset=line_offset, source=source)
-    j = Judgments(frame, label_set, closed=labels is not None)
+    frame, label_set, codes, ids = _frame_and_codes(data, **spec, **opts, line_offset=line_offset, source=source)
+    j = Judgments(frame, label_set, closed=labels is not None, codes=ids)
     if codes is not None: j._cache["label_codes"] = codes     # known from the distinct answers: no pass over tuples
     return j
 
