@@ -6,7 +6,7 @@ executed into nbdev's markdown with the docments table), then is rendered here t
 markdown-it, code with Pygments, math left to a MathJax copied from the `jupyter-server-mathjax` package,
 outputs as stored (stderr progress-bar frames dropped). Pages carry a sidebar grouped by layer (from the
 notebook number: 0x core, 1x CrowdTruth, 2x agreement, 3x models, 4x coreference, 5x reproductions,
-9x command line), a table of contents, and previous/next links. The look is one CSS file, `site.css`.
+9x command line), a table of contents, and previous/next links. The look is one CSS file, `crowdnb/assets/site.css`, shared with `crowdnb report`.
 
 Usage (from the project root):
     python -m tools.site.build --out _site                      # from the outputs stored in nbs/ (fast)
@@ -19,6 +19,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
+CSS = ROOT / "crowdnb" / "assets" / "site.css"   # one home: the package ships it for `crowdnb report`
 GROUPS = {0: "Core", 1: "CrowdTruth", 2: "Agreement", 3: "Annotation models", 4: "Coreference",
           5: "Reproductions", 9: "Command line"}
 DOC_URL = "https://crowdnb.github.io/crowdnb/"   # nbdev's doc_host + doc_baseurl: its links are made local
@@ -478,7 +479,7 @@ def build(out: Path, nbs_dir: Path = ROOT / "nbs", *, report=None, source_label:
         if p.cells or not p.body: r.page_body(p)
     fix_doclinks(pages)
     assets = out / "assets"; assets.mkdir(exist_ok=True)
-    shutil.copy2(HERE / "site.css", assets / "site.css")
+    shutil.copy2(CSS, assets / "site.css")
     copy_mathjax(assets / "mathjax")
     tpl = (HERE / "page.html").read_text()
     ver = version()
