@@ -21,7 +21,7 @@ from .crowdtruth import (CrowdIndex, CrowdTruthResult, TINY, pair_wcos, sqs, _as
                                 _flag, _ratio_on, _scale_rows, _srs_cells, _uas_frame)
 from .agreement import UndefinedAgreement, coincidence_matrix, _delta2, _RENAMED, _scale
 from .model_b import (EMResult, ModelB, ModelBParams, Patterns, best_permutation, random_model, _e_step,
-                             _log_prior, _optima)
+                             _log_prior, _optima, _squarem)
 
 # %% auto #0
 __all__ = ['DaskJudgments', 'judgments', 'alpha_from_coincidences', 'krippendorff_alpha', 'fleiss_kappa', 'rqs_from_sums',
@@ -58,6 +58,15 @@ def _reduce(items: list, fn=_sum_stats, split: int = 8):
     while len(items) > 1:
         items = [delayed(fn, pure=True)(*items[i:i + split]) for i in range(0, len(items), split)]
     return items[0]
+
+# %% ../nbs/01_dask.ipynb #933baa84
+def _client():
+    "The active `distributed.Client`, or None: no client, or a local scheduler chosen with `dask.config.set(scheduler=...)`."
+    if dask.config.get("scheduler", None) not in (None, "dask.distributed", "distributed"): return None
+    try: from distributed import default_client
+    except ImportError: return None
+    try: return default_client()
+    except ValueError: return None
 
 # %% ../nbs/01_dask.ipynb #a500414f
 def _scan(df, i: int, spec: dict, opts: dict) -> dict:
@@ -251,15 +260,6 @@ def judgments(
     method = None if _client() is not None else (dask.config.get("dataframe.shuffle.method", None) or "tasks")
     frame = keyed.shuffle(on=u, npartitions=npartitions or data.npartitions, shuffle_method=method)
     return DaskJudgments(frame, workers, lab, labels is not None, int(s["rows"]), spec, opts)
-
-# %% ../nbs/01_dask.ipynb #933baa84
-def _client():
-    "The active `distributed.Client`, or None: no client, or a local scheduler chosen with `dask.config.set(scheduler=...)`."
-    if dask.config.get("scheduler", None) not in (None, "dask.distributed", "distributed"): return None
-    try: from distributed import default_client
-    except ImportError: return None
-    try: return default_client()
-    except ValueError: return None
 
 # %% ../nbs/01_dask.ipynb #43be5bc9
 def _persist(c, items: list) -> list:
@@ -734,24 +734,22 @@ def em(
         s = _map_reduce(c, states, _b_estep, g, l, eps, j, m)
         return _m_from(s, prior_gamma, prior_lam), s["ll"] + _log_prior(g, l, prior_gamma, prior_lam)
     def loglik(g, l): return _map_reduce(c, states, _b_loglik, g, l)["ll"] + _log_prior(g, l, prior_gamma, prior_lam)
-    hist, converged, it = [], False, 0
+    hist, converged, it, amax = [], False, 0, np.ones(1)
     accelerate = accelerate and eps == 0
+    flat = lambda g, l: np.concatenate([g, l.ravel()])[None]
     while it < max_iter:
         (g1, l1), ll0 = step(gamma, lam); it += 1
         hist.append(ll0)
-        if accelerate:   # SQUAREM, kept monotone as in model_b.em
-            (g2, l2), ll1 = step(g1, l1); it += 1
-            x0, x1, x2 = (np.concatenate([g.ravel(), l.ravel()]) for g, l in ((gamma, lam), (g1, l1), (g2, l2)))
-            r, v = x1 - x0, x2 - 2 * x1 + x0
-            nv = np.linalg.norm(v)
+        if accelerate:   # SQUAREM as in model_b's EM loop: monotone, with Varadhan & Roland's step bound
+            (g2, l2), _ = step(g1, l1); it += 1
+            x, a, ok = _squarem(flat(gamma, lam), flat(g1, l1), flat(g2, l2), amax)
             g1, l1 = g2, l2
-            if nv > 0:
-                a = min(-np.linalg.norm(r) / nv, -1.0)
-                x = x0 - 2 * a * r + a * a * v
-                if a < -1 and np.all(x >= 0):
-                    ge, le = x[:len(gamma)], x[len(gamma):].reshape(lam.shape)
-                    (g3, l3), ll3 = step(ge, le); it += 1
-                    if ll3 >= loglik(g2, l2): g1, l1 = g3, l3
+            amax[~ok & (a >= amax)] *= 2
+            if ok[0]:
+                (g3, l3), ll3 = step(x[0, :m], x[0, m:].reshape(lam.shape)); it += 1
+                better = ll3 >= loglik(g2, l2)
+                if better: g1, l1 = g3, l3
+                amax[0] = (4 * amax[0] if a[0] >= amax[0] else amax[0]) if better else max(1.0, amax[0] / 4)
         delta = max(np.abs(g1 - gamma).max(), np.abs(l1 - lam).max())
         gamma, lam = g1, l1
         if delta < tol: converged = True; break

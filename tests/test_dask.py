@@ -122,7 +122,7 @@ def test_model_b_accelerated_same_optimum(crowd):
         b = cd.model_b_fit(_ddf(df), accelerate=True, tol=1e-12)
     for k in ("gamma_", "confusion_", "theta_"):
         close(getattr(a, k), getattr(b, k))
-    close(b.posterior_.compute().sort_index(), a.posterior_)
+    close(b.posterior_.compute().sort_index(), a.posterior_, 1e-9)        # posteriors: steeper functions of (γ, Λ)
 
 
 def test_model_b_errors(crowd):
