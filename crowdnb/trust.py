@@ -6,6 +6,7 @@ Docs: https://crowdnb.github.io/crowdnb/trust.html.md"""
 
 # %% ../nbs/21_trust.ipynb #1bedbe9b
 from __future__ import annotations
+import contextlib
 from itertools import combinations, chain
 from math import comb
 
@@ -62,12 +63,18 @@ def _coincidences(C, m) -> tuple[np.ndarray, np.ndarray]:
 # %% ../nbs/21_trust.ipynb #e531232a
 def _alphas(C, m, level, values, D=None):
     "Alpha of B subsets from their per-unit value counts C (B, U, V) and numbers of ratings m (B, U)."
-    O, n = _coincidences(C, m)
     if level == "ordinal":                                            # distances depend on each subset's totals
+        O, n = _coincidences(C, m)
         D = _delta2(values, n, level)
         do, de = np.einsum("bvw,bvw->b", O, D), np.einsum("bv,bvw,bw->b", n, D, n)
-    else:
-        do, de = O.reshape(len(O), -1) @ D.ravel(), np.einsum("bv,vw,bw->b", n, D, n)
+    else:                                                             # D_o = Σ_u w_u C_u^T D C_u: no O needed
+        B, U, V = C.shape
+        pair = m >= 2
+        w = np.where(pair, 1 / np.where(pair, m - 1, 1), 0.0)
+        CD = (C.reshape(-1, V) @ D).reshape(B, U, V)
+        do = np.einsum("bu,bu->b", w, np.einsum("buv,buv->bu", C, CD))
+        n = np.einsum("bu,buv->bv", pair.astype(float), C)            # pairable values per value
+        de = np.einsum("bv,vw,bw->b", n, D, n)
     ntot = n.sum(axis=1)
     ok = (ntot >= 2) & (de > 0)
     return np.where(ok, 1 - (ntot - 1) * do / np.where(ok, de, 1), np.nan)
@@ -93,7 +100,7 @@ def code_masks(
     return ((np.asarray(codes, np.int64)[:, None] >> np.arange(k)) & 1).astype(float)
 
 # %% ../nbs/21_trust.ipynb #a2aff7eb
-MAX_WORKERS = 20   # the default limit: 2^20 subsets take about 10 s and 57 MiB
+MAX_WORKERS = 20   # the default limit: 2^20 subsets take about 3.5 s (interval; ordinal ~15 s) and ~70 MiB
 
 # %% ../nbs/21_trust.ipynb #bf2e0a12
 def _check_workers(k: int, max_workers: int):
@@ -104,6 +111,45 @@ def _check_workers(k: int, max_workers: int):
         raise ValueError(f"{k} workers give 2^{k} - {k} - 1 = {n:,} subsets: about {n * 56 / 2**20:,.0f} MiB for "
                          f"their codes, alphas and ranks, and {n / (2**20 - 21):,.1f}x the work of 20 workers; "
                          f"the limit is max_workers={max_workers}. Pass max_workers={k} to run anyway.")
+
+# %% ../nbs/21_trust.ipynb #bc79df2a
+def _blas_one_thread():
+    "BLAS on one thread while the context lasts (a no-op without threadpoolctl)."
+    try: from threadpoolctl import threadpool_limits
+    except ImportError: return contextlib.nullcontext()
+    return threadpool_limits(1, user_api="blas")
+
+# %% ../nbs/21_trust.ipynb #b9a13c7e
+def _split_alphas(X, D, chunk_mb=1.0, progress=None):
+    "Alpha of every subset (index = bit code) of the one-hot ratings X (k, U, V), for a fixed distance matrix D."
+    k, U, V = X.shape
+    R = X.sum(2)
+    L = min(k - 1, 8); H = k - L                                        # subset = low workers l + high workers h
+    ML, MH = code_masks(np.arange(2**L), L), code_masks(np.arange(2**H), H)
+    CL = (ML @ X[:L].reshape(L, U * V)).reshape(-1, U, V)
+    CH = (MH @ X[L:].reshape(H, U * V)).reshape(-1, U, V)
+    mL, mH = ML @ R[:L], MH @ R[L:]                                     # ratings per unit
+    CLD = CL @ D
+    qL, qH = np.einsum("luv,luv->lu", CLD, CL), np.einsum("huv,huv->hu", CH @ D, CH)
+    winv = np.zeros(k + 2); winv[2:] = 1 / np.arange(1, k + 1)          # w = 1/(m - 1) for m >= 2, else 0
+    AL = (((mL == 1)[:, :, None] * CL).transpose(2, 0, 1)).reshape(-1, U)  # (V·2^L, U): units rated once, in l
+    zL0 = (mL == 0).astype(float)
+    CLDu, mLu, qLu = np.ascontiguousarray(CLD.transpose(1, 0, 2)), mL.T.astype(np.int64)[:, :, None], qL.T[:, :, None]
+    NL, NH = CL.sum(1), CH.sum(1)
+    out = np.empty((2**H, 2**L))
+    hb = max(1, int(chunk_mb * 2**20 // (4 * U * 2**L)))               # (U, 2^L, hb) arrays of about 2 x chunk_mb
+    for h0 in progress_bar(range(0, 2**H, hb), show=progress, desc="subset alphas"):
+        h = slice(h0, h0 + hb); nb = len(mH[h])
+        q = np.matmul(CLDu, np.ascontiguousarray(CH[h].transpose(1, 2, 0)))   # (U, 2^L, nb) cross terms
+        q *= 2; q += qLu; q += qH[h].T[:, None, :]
+        do = np.einsum("ulh,ulh->lh", winv[mLu + mH[h].T.astype(np.int64)[:, None, :]], q)
+        single = (AL @ (mH[h] == 0).astype(float).T).reshape(V, -1, nb)
+        single += (zL0 @ ((mH[h] == 1)[:, :, None] * CH[h]).transpose(1, 2, 0).reshape(U, V * nb)).reshape(-1, V, nb).transpose(1, 0, 2)
+        n = NL.T[:, :, None] + NH[h].T[:, None, :] - single             # (V, 2^L, nb) pairable values
+        de, ntot = np.einsum("vlh,vw,wlh->lh", n, D, n), n.sum(0)
+        ok = (ntot >= 2) & (de > 0)
+        out[h] = np.where(ok, 1 - (ntot - 1) * do / np.where(ok, de, 1), np.nan).T
+    return out.ravel()
 
 # %% ../nbs/21_trust.ipynb #b04ae074
 def _chunk_rows(chunk_mb: float, k: int, U: int, V: int) -> int:
@@ -117,10 +163,12 @@ def _subset_alphas(x, level, codes, chunk_mb=64, progress=None):
     k, U, V = X.shape
     out = np.full(len(codes), np.nan)
     if U == 0 or V < 2: return out
-    D = None if level == "ordinal" else _delta2(values, None, level)
+    show = progress if progress is not None else (None if len(codes) > 200_000 else False)   # None: auto
+    if level != "ordinal":                                            # fixed distances: the split by workers
+        with _blas_one_thread(): return _split_alphas(X, _delta2(values, None, level), chunk_mb, show)[codes]
+    D = None
     B = _chunk_rows(chunk_mb, k, U, V)
     starts = range(0, len(codes), B)
-    show = progress if progress is not None else (None if len(codes) > 200_000 else False)   # None: auto
     Xf, R = X.reshape(k, U * V), X.sum(2)
     for s in progress_bar(starts, show=show, total=len(starts), desc="subset alphas"):
         S = sparse.csr_matrix(code_masks(codes[s:s + B], k))
