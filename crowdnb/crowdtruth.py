@@ -17,7 +17,7 @@ import pandas as pd
 from fastcore.meta import delegates
 from scipy import sparse
 
-from .core import Judgments, as_judgments, progress_bar, check_choice, check_int, check_number
+from .core import Judgments, as_judgments, progress_bar, check_choice, check_int, check_number, _is_dask
 
 # %% auto #0
 __all__ = ['TINY', 'wcos', 'CrowdIndex', 'pair_wcos', 'sent_vec', 'sqs', 'wsa', 'wwa', 'wqs', 'p_given', 'rqs', 'srs',
@@ -509,6 +509,10 @@ def run(
     **kwargs,
 ) -> CrowdTruthResult:
     "CrowdTruth 2.0 unit, worker and annotation quality scores of judgments (open-ended unless `labels` is given)."
+    if _is_dask(data):                      # a dask DataFrame: the same fixed point on the cluster (crowdnb.dask)
+        from crowdnb.dask import crowdtruth_run
+        return crowdtruth_run(data, labels=labels, open_ended=open_ended, reference=reference, tol=tol, max_iter=max_iter,
+                              single=single, sentvec=sentvec, progress=progress, **kwargs)
     reference, open_ended = _flag("reference", reference), _flag("open_ended", open_ended, True)
     progress = _flag("progress", progress, True)
     tol = (1e-3 if reference else 1e-6) if tol is None else check_number("tol", tol, low=0, low_open=True)

@@ -188,7 +188,6 @@ def test_in_memory_tables_unaffected(crowd):
 
 
 # ---- the entry points the lead wires up (crowdtruth.run and ModelB.fit hand a dask DataFrame to crowdnb.dask)
-@pytest.mark.xfail(strict=False, reason="until crowdtruth.run dispatches dask DataFrames to crowdnb.dask.crowdtruth_run")
 def test_crowdtruth_run_entry_point(client, crowd):
     df, labels = crowd
     with warnings.catch_warnings():
