@@ -19,8 +19,8 @@ from scipy import sparse
 
 # %% auto #0
 __all__ = ['LEVELS', 'FORMATS', 'as_rng', 'show_progress', 'progress_bar', 'check_choice', 'check_int', 'check_number',
-           'check_level', 'group_runs', 'shared_data', 'Judgments', 'detect_format', 'read_table', 'as_judgments',
-           'write_csv', 'loop_design', 'design_matrix', 'Simulation', 'simulate_crowd']
+           'check_level', 'check_bool', 'group_runs', 'shared_data', 'Judgments', 'detect_format', 'read_table',
+           'as_judgments', 'write_csv', 'loop_design', 'design_matrix', 'Simulation', 'simulate_crowd']
 
 # %% ../nbs/00_core.ipynb #4cdfcd95
 def as_rng(
@@ -114,6 +114,16 @@ def check_level(
 ) -> str:
     "`level` if it is one of `LEVELS`, else a `ValueError` naming it."
     return check_choice("level", level, LEVELS)
+
+# %% ../nbs/00_core.ipynb #dd114ae6
+def check_bool(
+    name: str,  # the option's name
+    value,  # what the user passed
+    none_ok: bool = False,  # accept None too (an option whose None means "decide for me")
+):
+    "`value` as a bool (or None when `none_ok`), else a `TypeError` naming the option: 'yes', 1 or 0 are not flags."
+    if (value is None and none_ok) or isinstance(value, (bool, np.bool_)): return value if value is None else bool(value)
+    raise TypeError(f"{name} must be True or False{' or None' if none_ok else ''}, not {value!r} ({type(value).__name__})")
 
 # %% ../nbs/00_core.ipynb #c8d11f2b
 def group_runs(objective, params, tol: float = 1e-3) -> tuple[np.ndarray, np.ndarray]:

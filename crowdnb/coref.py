@@ -18,7 +18,7 @@ import pandas as pd
 from scipy import sparse
 from scipy.optimize import linear_sum_assignment
 
-from .core import check_choice
+from .core import check_bool, check_choice
 
 # %% auto #0
 __all__ = ['METRICS', 'METRIC_LABELS', 'POOLED', 'CorefDocuments', 'read_conll', 'Alignment', 'align', 'muc_counts',
@@ -337,12 +337,6 @@ def _add_response_mentions(kcode, kdoc, kent, kent_doc, rcode, rdoc):
     return (np.concatenate([kcode, rcode[new]]), np.concatenate([kdoc, rdoc[new]]),
             np.concatenate([kent, len(kent_doc) + np.arange(n)]), np.concatenate([kent_doc, rdoc[new]]))
 
-# %% ../nbs/40_coref.ipynb #2d2e6a5f
-def _check_flag(name, value):
-    "`value` if it is a bool, else a `TypeError` naming the option."
-    if not isinstance(value, (bool, np.bool_)): raise TypeError(f"{name} must be True or False, not {value!r}")
-    return bool(value)
-
 # %% ../nbs/40_coref.ipynb #b0c4bafb
 def _source(x, what):
     "How errors name a side: 'key' or, for documents read from a file, 'key (CoNLL file ...)'."
@@ -376,7 +370,7 @@ def align(
 ) -> Alignment:
     "Match key and response mentions by exact span and count the mentions each key/response entity pair shares."
     check_choice("missing", missing, ("error", "empty"))
-    singletons, add_response_mentions = _check_flag("singletons", singletons), _check_flag("add_response_mentions", add_response_mentions)
+    singletons, add_response_mentions = check_bool("singletons", singletons), check_bool("add_response_mentions", add_response_mentions)
     kd, rd, docs = _doc_dicts(key, response, missing)
     kt, rt = _flatten(kd, docs, "key"), _flatten(rd, docs, "response")
     if len(kt[0]) == 0:
@@ -612,7 +606,7 @@ POOLED = "(pooled)"
 def _check_score_options(key, blanc, per_document, pooled):
     "`score`'s BLANC rule and block options checked; (per_document, pooled) as bools."
     check_choice("blanc", blanc, ("reference", "luo2014"))
-    per_document, pooled = _check_flag("per_document", per_document), _check_flag("pooled", pooled)
+    per_document, pooled = check_bool("per_document", per_document), check_bool("pooled", pooled)
     if not (per_document or pooled): raise ValueError("per_document and pooled are both False: ask for at least one")
     if pooled and isinstance(key, (dict, pd.Series)) and POOLED in key:
         raise ValueError(f"a document is named {POOLED!r}, the label of the pooled rows")

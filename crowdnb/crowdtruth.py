@@ -17,7 +17,7 @@ import pandas as pd
 from fastcore.meta import delegates
 from scipy import sparse
 
-from .core import Judgments, as_judgments, progress_bar, check_choice, check_int, check_number, _is_dask
+from .core import Judgments, as_judgments, progress_bar, check_choice, check_int, check_number, check_bool, _is_dask
 
 # %% auto #0
 __all__ = ['TINY', 'wcos', 'CrowdIndex', 'pair_wcos', 'sent_vec', 'sqs', 'wsa', 'wwa', 'wqs', 'p_given', 'rqs', 'srs',
@@ -390,12 +390,6 @@ class FixedPoint:
     converged: bool
     tol: float
 
-# %% ../nbs/10_crowdtruth.ipynb #9310210e
-def _flag(name: str, value, none_ok: bool = False):
-    "`value` if it is a bool (or None when `none_ok`), else a `TypeError` naming the option."
-    if (value is None and none_ok) or isinstance(value, (bool, np.bool_)): return value if value is None else bool(value)
-    raise TypeError(f"{name} must be True or False{' or None' if none_ok else ''}, not {value!r} ({type(value).__name__})")
-
 # %% ../nbs/10_crowdtruth.ipynb #38b8be89
 def fixed_point(
     ix: CrowdIndex,  # the crowd's sparse structure, `CrowdIndex(judgments)`
@@ -409,7 +403,7 @@ def fixed_point(
     "Low-level (a `CrowdIndex`): iterate SQS, WQS (WSA x WWA) and RQS jointly from all-ones until the largest change is below `tol`."
     if not isinstance(ix, CrowdIndex):
         raise TypeError(f"fixed_point takes a CrowdIndex (low-level), not {type(ix).__name__}; call run(data) for judgments")
-    closed, weighted, progress = _flag("closed", closed), _flag("weighted", weighted), _flag("progress", progress, True)
+    closed, weighted, progress = check_bool("closed", closed), check_bool("weighted", weighted), check_bool("progress", progress, True)
     tol = check_number("tol", tol, low=0, low_open=True)
     max_iter = check_int("max_iter", max_iter)
     clamp = check_number("clamp", clamp, low=0)
@@ -513,8 +507,8 @@ def run(
         from crowdnb.dask import crowdtruth_run
         return crowdtruth_run(data, labels=labels, open_ended=open_ended, reference=reference, tol=tol, max_iter=max_iter,
                               single=single, sentvec=sentvec, progress=progress, **kwargs)
-    reference, open_ended = _flag("reference", reference), _flag("open_ended", open_ended, True)
-    progress = _flag("progress", progress, True)
+    reference, open_ended = check_bool("reference", reference), check_bool("open_ended", open_ended, True)
+    progress = check_bool("progress", progress, True)
     tol = (1e-3 if reference else 1e-6) if tol is None else check_number("tol", tol, low=0, low_open=True)
     max_iter = (1000 if reference else 100) if max_iter is None else check_int("max_iter", max_iter)
     single = check_choice("single", single or ("drop" if reference else "keep"), ("keep", "drop"))

@@ -15,10 +15,10 @@ import pandas as pd
 from fastcore.meta import delegates
 from scipy import sparse
 
-from .core import (Judgments, as_judgments, as_rng, check_choice, check_int, check_level, check_number,
+from .core import (Judgments, as_judgments, as_rng, check_bool, check_choice, check_int, check_level, check_number,
                           progress_bar, FORMATS, _DEFAULTS, _columns, _from_frame, _is_dask)
 from .crowdtruth import (CrowdIndex, CrowdTruthResult, TINY, pair_wcos, sqs, _as_dicts, _cell_dicts, _div,
-                                _flag, _ratio_on, _scale_rows, _srs_cells, _uas_frame)
+                                _ratio_on, _scale_rows, _srs_cells, _uas_frame)
 from .agreement import UndefinedAgreement, coincidence_matrix, _delta2, _RENAMED, _scale
 from .model_b import (EMResult, ModelB, ModelBParams, Patterns, best_permutation, random_model, _e_step,
                              _log_prior, _optima, _squarem)
@@ -271,7 +271,7 @@ def _persist(c, items: list) -> list:
 # %% ../nbs/01_dask.ipynb #139b3216
 def _broadcast(c, x):
     "A constant every partition task reads: scattered once to every worker with a distributed Client, else itself."
-    return x if c is None else c.scatter(x, broadcast=True, hash=False)
+    return x if c is None else c.scatter([x], broadcast=True, hash=False)[0]   # a list: a dict would be scattered key by key, under its own keys
 
 # %% ../nbs/01_dask.ipynb #d5f7ad57
 def _map(c, fn, states: list, *args) -> list:
@@ -583,8 +583,8 @@ def crowdtruth_run(
 ) -> DaskCrowdTruthResult:
     "`crowdtruth.run` on a dask DataFrame: the same fixed point, each iteration one map over the partitions and one reduction of per-worker sums."
     _need_dask()
-    reference, open_ended = _flag("reference", reference), _flag("open_ended", open_ended, True)
-    progress, keep_index = _flag("progress", progress, True), _flag("keep_index", keep_index)
+    reference, open_ended = check_bool("reference", reference), check_bool("open_ended", open_ended, True)
+    progress, keep_index = check_bool("progress", progress, True), check_bool("keep_index", keep_index)
     tol = (1e-3 if reference else 1e-6) if tol is None else check_number("tol", tol, low=0, low_open=True)
     max_iter = (1000 if reference else 100) if max_iter is None else check_int("max_iter", max_iter)
     single = check_choice("single", single or ("drop" if reference else "keep"), ("keep", "drop"))

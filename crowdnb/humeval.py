@@ -16,7 +16,7 @@ import pandas as pd
 from fastcore.basics import patch
 from fastcore.meta import delegates
 
-from .core import (Judgments, as_judgments, as_rng, check_choice, check_int, check_level, check_number,
+from .core import (Judgments, as_judgments, as_rng, check_bool, check_choice, check_int, check_level, check_number,
                           progress_bar)
 
 # %% auto #0
@@ -691,7 +691,7 @@ def metric_gap_table(
 ) -> pd.DataFrame:
     "Table 2: average over units (items) of (metric score - human mean or mode), both on [0, 1], per scale."
     check_choice("ties", ties, ("low", "high", "mean"))
-    if not isinstance(absolute, (bool, np.bool_)): raise TypeError(f"absolute must be True or False, not {absolute!r}")
+    absolute = check_bool("absolute", absolute)
     scales = _check_scales(scales)
     R = ratings_matrix(data, **kwargs)
     M = check_metric_scores(metric_scores, R.columns, measure)
@@ -879,7 +879,7 @@ def _regression_options(target, convention, ridge, include_mean, standardise, dr
     check_choice("convention", convention, ("paper", "reversed"))
     ridge = check_number("ridge", ridge, low=0)
     for name, v in (("include_mean", include_mean), ("standardise", standardise), ("drop_nonnegative", drop_nonnegative)):
-        if not isinstance(v, (bool, np.bool_)): raise TypeError(f"{name} must be True or False, not {v!r}")
+        check_bool(name, v)
     return ridge, (_check_scales(scales) if not (isinstance(scales, (list, tuple)) and len(scales) == 0) else [])
 
 # %% ../nbs/41_humeval.ipynb #c7f42637

@@ -201,3 +201,12 @@ def test_model_b_fit_entry_point(client, crowd):
     a, b = ModelB(accelerate=False, max_iter=20).fit(df), ModelB(accelerate=False, max_iter=20).fit(_ddf(df))
     close(a.confusion_, b.confusion_)
     close(b.posterior_.compute().sort_index(), a.posterior_)
+
+
+def test_two_analyses_on_one_cluster_keep_their_own_options(client, crowd):
+    "Regression: the options were scattered key by key under their own names, so a second run read the first's."
+    df, labels = crowd
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cd.crowdtruth_run(_ddf(df), max_iter=3)                               # open-ended first
+        same_crowdtruth(crowdtruth.run(df, labels=labels), cd.crowdtruth_run(_ddf(df), labels=labels))   # then closed
