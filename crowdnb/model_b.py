@@ -20,7 +20,7 @@ from fastcore.meta import delegates
 from scipy import sparse, optimize
 from scipy.special import logsumexp
 
-from .core import (Judgments, as_judgments, as_rng, check_choice, check_int, check_number, progress_bar,
+from .core import (Judgments, as_judgments, as_rng, check_choice, check_int, check_number, progress_bar, _is_dask,
                           _rows_msg)
 from .model_a import distinct_optima
 
@@ -761,6 +761,9 @@ class ModelB:
             data,  # judgments: a `Judgments`, a long DataFrame or a CSV path (options as in `as_judgments`)
             **kwargs):
         "Fit model B by EM (or the smoothed schedule, or annealing) from `n_starts` starts; the fitted estimator."
+        if _is_dask(data):                  # a dask DataFrame: the same EM on the cluster (crowdnb.dask)
+            from crowdnb.dask import model_b_fit
+            return model_b_fit(data, estimator=self, **kwargs)
         J = as_judgments(data, **kwargs)
         p = _judgment_patterns(J)
         if J.n_workers < 2:

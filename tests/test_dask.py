@@ -195,7 +195,6 @@ def test_crowdtruth_run_entry_point(client, crowd):
         same_crowdtruth(crowdtruth.run(df, labels=labels), crowdtruth.run(_ddf(df), labels=labels))
 
 
-@pytest.mark.xfail(strict=False, reason="until ModelB.fit dispatches dask DataFrames to crowdnb.dask.model_b_fit")
 def test_model_b_fit_entry_point(client, crowd):
     df, _ = crowd
     a, b = ModelB(accelerate=False, max_iter=20).fit(df), ModelB(accelerate=False, max_iter=20).fit(_ddf(df))
