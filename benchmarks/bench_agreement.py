@@ -25,13 +25,19 @@ def alpha_vs_krippendorff(quick: bool = False):
     j, conv = timeit(Judgments.from_matrix, data.T, repeat=3)
     out = [Result("Judgments.from_matrix (raters x units -> judgments)", f"{raters} raters x {units:,} units, "
                   f"{j.n_judgments:,} judgments", conv, None, None, "n/a (conversion, once per data set)", "< 2 s")]
+    fresh = Judgments.from_matrix(data.T)          # the first call also builds the Judgments' cached counts
+    cold, cold_secs = timeit(krippendorff_alpha, fresh, "nominal")
+    ref, ref_secs = timeit(krippendorff.alpha, data, level_of_measurement="nominal", repeat=3)
+    out.append(Result("krippendorff_alpha (nominal, first call on a fresh Judgments)", f"{raters} raters x {units:,} units, "
+                      "30% missing", cold_secs, ref_secs, None, f"yes (|diff| {abs(cold - ref):.0e})"
+                      if abs(cold - ref) < 1e-12 else f"NO (|diff| {abs(cold - ref):.1e})", ">= 1x"))
     for level in ("nominal", "ordinal", "interval", "ratio"):
         ours, secs = timeit(krippendorff_alpha, j, level, repeat=3)
         ref, ref_secs = timeit(krippendorff.alpha, data, level_of_measurement=level, repeat=3)
         _, peak = peak_memory(krippendorff_alpha, j, level)
         out.append(Result(f"krippendorff_alpha ({level})", f"{raters} raters x {units:,} units, 30% missing",
                           secs, ref_secs, peak, f"yes (|diff| {abs(ours - ref):.0e})" if abs(ours - ref) < 1e-12 else
-                          f"NO (|diff| {abs(ours - ref):.1e})", ">= 1x"))
+                          f"NO (|diff| {abs(ours - ref):.1e})", ">= 5x"))
     # many distinct values (e.g. 0-100 scores): the package materialises units x values x values arrays
     raters, units = (10, 1_000) if quick else (20, 5_000)
     data = _random_reliability(raters, units, 60, 0.3, seed=3)

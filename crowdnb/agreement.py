@@ -300,7 +300,9 @@ def krippendorff_alpha(
         return on_dask(data, level=level, **kwargs)
     check_level(level)
     j = _single_label(_judgments(data, kwargs, "krippendorff_alpha"), "krippendorff_alpha")
-    return alpha_from_counts(j.unit_vectors(), _scale(j, level, "krippendorff_alpha"), level)
+    n = j.unit_vectors()
+    if n.shape[1] <= 256: n = n.toarray()   # few labels: dense products are several times faster than sparse ones
+    return alpha_from_counts(n, _scale(j, level, "krippendorff_alpha"), level)
 
 # %% ../nbs/20_agreement.ipynb #2c52e160
 @dataclass

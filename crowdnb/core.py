@@ -610,8 +610,16 @@ def judgment_workers(self: Judgments) -> sparse.csr_matrix:
 
 @patch
 def unit_vectors(self: Judgments, binary: bool = False) -> sparse.csr_matrix:
-    "Units x labels sums of the work vectors (CrowdTruth's SentVec)."
-    return (self.judgment_units() @ self.work_vectors(binary)).tocsr()
+    "Units x labels sums of the work vectors (CrowdTruth's SentVec); computed once per Judgments (do not modify it)."
+    def counts():                           # one bincount over the label occurrences (no judgment-level matrices)
+        rows, cols = self.label_codes()
+        U, L = self.n_units, self.n_labels
+        key = self.unit_code[rows].astype(np.int64) * L + cols
+        if U * L <= 50_000_000: return sparse.csr_matrix(np.bincount(key, minlength=U * L).reshape(U, L).astype(float))
+        m = sparse.csr_matrix((np.ones(len(key)), (key // L, key % L)), shape=(U, L)); m.sum_duplicates()
+        return m
+    make = (lambda: (self.judgment_units() @ self.work_vectors(True)).tocsr()) if binary else counts
+    return _cached(self, f"unit_vectors_{bool(binary)}", make)
 
 @patch
 def incidence(self: Judgments) -> sparse.csr_matrix:
