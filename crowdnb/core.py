@@ -159,11 +159,14 @@ def _rows_msg(rows, line_offset=None, limit=5):
     more = f" and {len(rows) - limit} more" if len(rows) > limit else ""
     return f"row{'s' if len(rows) > 1 else ''} {shown}{more}"
 
+# %% ../nbs/00_core.ipynb #9fd0fd7c
 def _is_missing(v):
+    "True for None, NaN, pd.NA and pd.NaT."
     if v is None: return True
     if isinstance(v, float) and np.isnan(v): return True
     return v is pd.NA or v is pd.NaT
 
+# %% ../nbs/00_core.ipynb #49550023
 def _plain(s: pd.Series) -> pd.Series:
     "A column with pandas' extension dtypes (category, string, Int64, boolean) as plain values, NA as None/NaN."
     if isinstance(s.dtype, pd.CategoricalDtype): s = s.astype(object)
@@ -172,6 +175,7 @@ def _plain(s: pd.Series) -> pd.Series:
         s = s.astype("float64" if s.isna().any() or pd.api.types.is_float_dtype(s.dtype) else s.dtype.numpy_dtype)
     return s.where(s.notna(), None) if s.dtype == object else s
 
+# %% ../nbs/00_core.ipynb #9b675e9e
 def _split_answer(v, sep):
     "One raw answer -> tuple of raw labels (possibly empty)."
     if _is_missing(v): return ()
@@ -182,6 +186,7 @@ def _split_answer(v, sep):
         return tuple(p.strip() for p in v.split(sep) if p.strip())
     return (v,)
 
+# %% ../nbs/00_core.ipynb #4c6463de
 def _label_kind(x):
     "'str', 'num' or None (unsupported) for one label value."
     if isinstance(x, (bool, np.bool_)): return None
@@ -190,11 +195,13 @@ def _label_kind(x):
     if isinstance(x, (float, np.floating)) and np.isfinite(x): return "num"
     return None
 
+# %% ../nbs/00_core.ipynb #96736a63
 def _numbers(vals):
     "Whole numbers as ints, others as floats (one type for the whole column)."
     whole = all(float(x).is_integer() for x in vals)
     return (lambda x: int(x)) if whole else (lambda x: float(x))
 
+# %% ../nbs/00_core.ipynb #222edebd
 def _answer_table(s: pd.Series, sep):
     "Plain string or number column -> (distinct answers as label tuples, index of each row's answer), or None for other columns."
     if isinstance(s.dtype, (pd.StringDtype, pd.CategoricalDtype)) or s.dtype == object:
@@ -216,6 +223,7 @@ def _answer_table(s: pd.Series, sep):
     else: return None
     return table, np.where(codes < 0, len(table) - 1, codes)
 
+# %% ../nbs/00_core.ipynb #1ac10ee8
 def _parse_answers(s: pd.Series, label, sep, line_offset) -> tuple[list, np.ndarray]:
     "Raw answer column -> (distinct answers as label tuples, str or number labels never mixed; the answer of each row), vectorised for plain columns."
     fast = _answer_table(s, sep)
@@ -263,35 +271,46 @@ class Judgments:
         self.units.name, self.workers.name = "unit", "worker"
         self._cache = {}
 
-    @property
-    def n_units(self):
-        "Number of distinct units."
-        return len(self.units)
-    @property
-    def n_workers(self):
-        "Number of distinct workers."
-        return len(self.workers)
-    @property
-    def n_labels(self):
-        "Number of labels in the label set (declared or seen)."
-        return len(self.labels)
-    @property
-    def n_judgments(self):
-        "Number of judgments (rows of `frame`)."
-        return len(self.frame)
-    @property
-    def multi_label(self):
-        "True when some judgment holds more than one label."
-        if "label_codes" in self._cache:                  # sorted rows: a repeated row holds several labels
-            rows = self._cache["label_codes"][0]
-            return bool(len(rows) > 1 and (rows[1:] == rows[:-1]).any())
-        col = self.frame["labels"].to_numpy(dtype=object)
-        return bool((np.fromiter(map(len, col), np.int64, count=len(col)) > 1).any())
+# %% ../nbs/00_core.ipynb #224cd899
+@patch(as_prop=True)
+def n_units(self: Judgments):
+    "Number of distinct units."
+    return len(self.units)
 
-    def __repr__(self):
-        kind = "closed" if self.closed else "open"
-        return (f"Judgments({self.n_judgments} judgments, {self.n_units} units, {self.n_workers} workers, "
-                f"{self.n_labels} labels, {kind}{', multi-label' if self.multi_label else ''})")
+# %% ../nbs/00_core.ipynb #ac8ed1ee
+@patch(as_prop=True)
+def n_workers(self: Judgments):
+    "Number of distinct workers."
+    return len(self.workers)
+
+# %% ../nbs/00_core.ipynb #4b2138ad
+@patch(as_prop=True)
+def n_labels(self: Judgments):
+    "Number of labels in the label set (declared or seen)."
+    return len(self.labels)
+
+# %% ../nbs/00_core.ipynb #1e0adf06
+@patch(as_prop=True)
+def n_judgments(self: Judgments):
+    "Number of judgments (rows of `frame`)."
+    return len(self.frame)
+
+# %% ../nbs/00_core.ipynb #d1844eae
+@patch(as_prop=True)
+def multi_label(self: Judgments):
+    "True when some judgment holds more than one label."
+    if "label_codes" in self._cache:                  # sorted rows: a repeated row holds several labels
+        rows = self._cache["label_codes"][0]
+        return bool(len(rows) > 1 and (rows[1:] == rows[:-1]).any())
+    col = self.frame["labels"].to_numpy(dtype=object)
+    return bool((np.fromiter(map(len, col), np.int64, count=len(col)) > 1).any())
+
+# %% ../nbs/00_core.ipynb #2c2e8889
+@patch
+def __repr__(self: Judgments):
+    kind = "closed" if self.closed else "open"
+    return (f"Judgments({self.n_judgments} judgments, {self.n_units} units, {self.n_workers} workers, "
+            f"{self.n_labels} labels, {kind}{', multi-label' if self.multi_label else ''})")
 
 # %% ../nbs/00_core.ipynb #bcd12b88
 def _check_ids(df, col, what, line_offset):
@@ -342,6 +361,7 @@ def _label_set(labels):
     if idx.has_duplicates: raise ValueError(f"labels repeats {list(idx[idx.duplicated()])}")
     return out
 
+# %% ../nbs/00_core.ipynb #56cc5fcb
 def _duplicated(out: pd.DataFrame, key: list, known: dict = {}) -> np.ndarray:
     "Rows whose `key` columns repeat another row's (all of them marked), from integer codes of the columns (`known`: column -> (codes, ids))."
     code, n = np.zeros(len(out), np.int64), 1
@@ -351,10 +371,12 @@ def _duplicated(out: pd.DataFrame, key: list, known: dict = {}) -> np.ndarray:
         code, n = code * (len(u) + 1) + k + 1, n * (len(u) + 1)
     return pd.Series(code).duplicated(keep=False).to_numpy()
 
+# %% ../nbs/00_core.ipynb #6c995e89
 def _from_frame(df, unit="unit", worker="worker", label="label", **kwargs):
     "Canonical frame (unit, worker, labels, count, ...) and label set from a long table; every check names its culprit."
     return _frame_and_codes(df, unit, worker, label, **kwargs)[:2]
 
+# %% ../nbs/00_core.ipynb #959041b5
 def _frame_and_codes(df, unit="unit", worker="worker", label="label", *, sep=None, labels=None, empty="error",
                      none_token="none", duplicates="error", dimension=None, started=None, submitted=None,
                      line_offset=None, source="the table"):
@@ -481,6 +503,7 @@ def read_table(
 _DEFAULTS = dict(unit="unit", worker="worker", label="label", labels=None, sep=None, empty="error", none_token="none",
                  duplicates="error", dimension=None, started=None, submitted=None, format="long", delimiter=",")
 
+# %% ../nbs/00_core.ipynb #e32cdcb9
 def as_judgments(
     data,  # a `Judgments`, a long DataFrame (one row per judgment), or the path of a CSV file holding one
     unit: str = "unit",  # column of the unit (item) ids
@@ -545,6 +568,7 @@ def _columns(df, given) -> dict:
         raise ValueError("a crowdflower export needs label=<answer column>; candidate columns: " + ", ".join(map(str, cand[:10])))
     return spec
 
+# %% ../nbs/00_core.ipynb #c78346e1
 def _relabel(j: Judgments, given) -> Judgments:
     "Judgments as given; `labels=` may re-declare the label set (it must hold every label that occurs)."
     other = [f"{k}={v!r}" for k, v in given.items() if k != "labels" and v != _DEFAULTS[k]]
@@ -557,18 +581,22 @@ def _relabel(j: Judgments, given) -> Judgments:
     if lost: raise ValueError(f"labels {lost} occur in the judgments but not in the declared labels {labels}")
     return Judgments(j.frame, new, closed=True)
 
+# %% ../nbs/00_core.ipynb #81359e9e
 def _is_dask(data) -> bool:
     "True for a dask DataFrame (without importing dask when it is not installed)."
     return type(data).__module__.startswith("dask") and hasattr(data, "npartitions")
 
+# %% ../nbs/00_core.ipynb #a02bb972
 def _dask_judgments(data, given):
     raise NotImplementedError("dask DataFrames are not supported yet")
 
 # %% ../nbs/00_core.ipynb #bf4a6ca4
 def _cached(self, key, fn):
+    "`fn()`, computed once per Judgments and kept in its cache under `key`."
     if key not in self._cache: self._cache[key] = fn()
     return self._cache[key]
 
+# %% ../nbs/00_core.ipynb #e3ba400a
 @patch
 def label_codes(self: Judgments) -> tuple[np.ndarray, np.ndarray]:
     "Flat (judgment row, label code) pairs, one per label occurrence."
@@ -581,6 +609,7 @@ def label_codes(self: Judgments) -> tuple[np.ndarray, np.ndarray]:
         return rows, self.labels.get_indexer(uniq)[codes] if len(flat) else np.zeros(0, np.int64)
     return _cached(self, "label_codes", make)
 
+# %% ../nbs/00_core.ipynb #894ae002
 @patch
 def work_vectors(self: Judgments, binary: bool = False) -> sparse.csr_matrix:
     "Judgments x labels counts (CrowdTruth's WorkVec), rows aligned with `unit_code`/`worker_code`."
@@ -594,6 +623,7 @@ def work_vectors(self: Judgments, binary: bool = False) -> sparse.csr_matrix:
         b = m.copy(); b.data = np.minimum(b.data, 1.0); return b
     return m
 
+# %% ../nbs/00_core.ipynb #6ccc53d5
 @patch
 def judgment_units(self: Judgments) -> sparse.csr_matrix:
     "Units x judgments 0/1 matrix: row s selects the judgments on unit s."
@@ -601,6 +631,7 @@ def judgment_units(self: Judgments) -> sparse.csr_matrix:
         (np.ones(self.n_judgments), (self.unit_code, np.arange(self.n_judgments))),
         shape=(self.n_units, self.n_judgments)))
 
+# %% ../nbs/00_core.ipynb #c153f28b
 @patch
 def judgment_workers(self: Judgments) -> sparse.csr_matrix:
     "Workers x judgments 0/1 matrix: row i selects the judgments of worker i."
@@ -608,6 +639,7 @@ def judgment_workers(self: Judgments) -> sparse.csr_matrix:
         (np.ones(self.n_judgments), (self.worker_code, np.arange(self.n_judgments))),
         shape=(self.n_workers, self.n_judgments)))
 
+# %% ../nbs/00_core.ipynb #cec682b7
 @patch
 def unit_vectors(self: Judgments, binary: bool = False) -> sparse.csr_matrix:
     "Units x labels sums of the work vectors (CrowdTruth's SentVec); computed once per Judgments (do not modify it)."
@@ -621,6 +653,7 @@ def unit_vectors(self: Judgments, binary: bool = False) -> sparse.csr_matrix:
     make = (lambda: (self.judgment_units() @ self.work_vectors(True)).tocsr()) if binary else counts
     return _cached(self, f"unit_vectors_{bool(binary)}", make)
 
+# %% ../nbs/00_core.ipynb #4d08c64d
 @patch
 def incidence(self: Judgments) -> sparse.csr_matrix:
     "Units x workers 0/1 matrix: 1 where the worker judged the unit."
@@ -634,6 +667,7 @@ def repeated_pairs(self: Judgments) -> np.ndarray:
     pair = self.unit_code.astype(np.int64) * self.n_workers + self.worker_code
     return np.flatnonzero(pd.Series(pair).duplicated(keep=False).to_numpy())
 
+# %% ../nbs/00_core.ipynb #3ca1c81a
 @patch
 def label_matrix(self: Judgments, missing: int = -1) -> np.ndarray:
     "Dense units x workers matrix of label codes (index into `labels`), `missing` where not judged."
@@ -692,6 +726,7 @@ def _defused(v):
     "A text value that a spreadsheet would run as a formula, prefixed with an apostrophe; anything else unchanged."
     return "'" + v if isinstance(v, str) and v.startswith(_FORMULA_START) else v
 
+# %% ../nbs/00_core.ipynb #7eb53fb5
 def write_csv(
     df: pd.DataFrame,  # the table to write
     path,  # the CSV file to write (its folder must exist)
@@ -721,6 +756,7 @@ def loop_design(n_annotators: int = 8, group_size: int = 3) -> np.ndarray:
         raise ValueError(f"need 2 <= group_size <= n_annotators, got group_size={group_size}, n_annotators={n_annotators}")
     return (np.arange(n_annotators)[:, None] + np.arange(group_size)[None, :]) % n_annotators
 
+# %% ../nbs/00_core.ipynb #b3a76baf
 def design_matrix(n_items: int, groups=None, seed=None) -> tuple[np.ndarray, np.ndarray]:
     "Assign `n_items` to the `groups` (default: `loop_design()`) in near-equal numbers at random; returns (group of each item, items x annotators bool mask)."
     groups = loop_design() if groups is None else np.asarray(groups)
@@ -742,6 +778,7 @@ class Simulation:
     difficulty: pd.Series      # per unit: planted difficulty d_s
     labels: list               # the label set
 
+# %% ../nbs/00_core.ipynb #7b85d2bb
 def simulate_crowd(n_units: int = 200, n_workers: int = 30, n_labels: int = 4, workers_per_unit: int = 7,
                    spammer_fraction: float = 0.2, quality=(8.0, 2.0), difficulty=(1.0, 6.0), prevalence=None,
                    multi_label: bool = False, label_density: float = 0.3, spammer_style: str = "random",
