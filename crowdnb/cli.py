@@ -33,6 +33,7 @@ def _subcommand(add):
     _SUBCOMMANDS.append(add)
     return add
 
+# %% ../nbs/90_cli.ipynb #45ebb5da
 class _Formatter(argparse.RawDescriptionHelpFormatter):
     "Wrap descriptions line by line but keep example lines (indented) as written; wider option column."
     def __init__(self, prog): super().__init__(prog, max_help_position=32)
@@ -41,6 +42,7 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
                          textwrap.fill(line, width, initial_indent=indent, subsequent_indent=indent)
                          for line in text.splitlines())
 
+# %% ../nbs/90_cli.ipynb #e7f0e441
 def build_parser() -> argparse.ArgumentParser:
     "The `crowdnb` argument parser with every registered subcommand."
     p = argparse.ArgumentParser(
@@ -59,14 +61,17 @@ def _one_line(e: BaseException) -> str:
     msg = str(e) if not isinstance(e, KeyError) else str(e.args[0] if e.args else e)
     return " ".join(msg.split()) or type(e).__name__
 
+# %% ../nbs/90_cli.ipynb #c39ebf46
 def _warn(message, category, filename, lineno, file=None, line=None):
     print(f"crowdnb: warning: {_flagged(_one_line(Warning(message)))}", file=sys.stderr)
 
+# %% ../nbs/90_cli.ipynb #9867b1ed
 def _quiet_stdout():
     "Point stdout at /dev/null after a closed pipe, so that Python's flush at exit stays silent."
     try: os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     except (OSError, ValueError, AttributeError): pass
 
+# %% ../nbs/90_cli.ipynb #61019850
 def main(
     argv=None,  # the arguments after `crowdnb` (default: `sys.argv[1:]`)
 ) -> int:
@@ -97,12 +102,14 @@ def _existing(path, what: str) -> Path:
     if p.is_dir(): raise ValueError(f"{what} file {str(p)!r} is a folder, not a file")
     return p
 
+# %% ../nbs/90_cli.ipynb #fa8d48ec
 def _split_list(text: str, option: str) -> list:
     "Comma-separated items of an option value, stripped; a ValueError for an empty item."
     items = [t.strip() for t in str(text).split(",")]
     if not all(items): raise ValueError(f"{option} {text!r} has an empty item; give comma-separated values like a,b,c")
     return items
 
+# %% ../nbs/90_cli.ipynb #f6035ffa
 def _as_numbers(items, option: str, integer: bool = False) -> list:
     "Items converted to numbers (int if `integer`), or a ValueError naming the option and the item."
     out = []
@@ -149,6 +156,7 @@ def _declared(labels, J):
     return _as_numbers(items, "--labels", integer=pd.api.types.is_integer_dtype(J.labels.dtype)) \
         if pd.api.types.is_numeric_dtype(J.labels.dtype) else items
 
+# %% ../nbs/90_cli.ipynb #fee6c320
 def _load(a) -> Judgments:
     "Judgments from FILE and the input options: a long table through `as_judgments`, or `--wide` through `from_matrix`."
     if a.wide:
@@ -170,6 +178,7 @@ def _load(a) -> Judgments:
         return J if a.labels is None else as_judgments(a.data, labels=_declared(a.labels, J), **kw)
     return as_judgments(J, labels=_declared(a.labels, J))
 
+# %% ../nbs/90_cli.ipynb #ca8f5002
 def _check_tokens(df: pd.DataFrame, path) -> None:
     "A wide table of numbers with a few text cells (a missing-value token such as '*'): an error naming them and --missing."
     if all(pd.api.types.is_numeric_dtype(t) for t in df.dtypes): return
@@ -180,6 +189,7 @@ def _check_tokens(df: pd.DataFrame, path) -> None:
         raise ValueError(f"judgments file {str(path)!r}: a wide table of numbers holds the text {', '.join(map(repr, tokens[:5]))}; "
                          f"if it marks a missing rating, pass --missing {tokens[0]}")
 
+# %% ../nbs/90_cli.ipynb #98c1c178
 def _numeric_if_possible(df: pd.DataFrame) -> pd.DataFrame:
     "`df` as numbers when every non-missing cell is a number, else unchanged."
     num = df.apply(pd.to_numeric, errors="coerce")
@@ -216,6 +226,7 @@ def _print_table(df: pd.DataFrame, title: str = None, show: int = None) -> None:
     if len(part) < n: print(f"... {n - len(part)} more row{'s' if n - len(part) > 1 else ''} (use --show or --out)")
     print()
 
+# %% ../nbs/90_cli.ipynb #ce9021f5
 def _check_out_file(path) -> None:
     "Raise a ValueError unless `path` (the `--out` file; None: no file) can be written: not a folder, in an existing folder."
     if path is None: return
@@ -223,11 +234,13 @@ def _check_out_file(path) -> None:
     if p.is_dir(): raise ValueError(f"--out {str(p)!r} is a folder; give a file name such as {str(p / 'result.csv')!r}")
     if not p.parent.is_dir(): raise ValueError(f"--out {str(p)!r}: folder {str(p.parent)!r} does not exist")
 
+# %% ../nbs/90_cli.ipynb #c8577da8
 def _check_out_dir(path) -> None:
     "Raise a ValueError when `path` (the `--out` folder; None: no folder) exists and is not a folder."
     if path is not None and Path(path).exists() and not Path(path).is_dir():
         raise ValueError(f"--out {str(path)!r} exists and is not a folder")
 
+# %% ../nbs/90_cli.ipynb #a0e0f859
 def _write_csv(df: pd.DataFrame, path, index: bool = True) -> Path:
     "Write `df` to the CSV file `path` (its folder must exist; text never becomes a formula) and say so on stderr."
     _check_out_file(path)
@@ -268,6 +281,7 @@ def _uas_long(res) -> pd.DataFrame:
     return pd.DataFrame({"annotation": np.asarray(c["labels"], dtype=object)[c["label"]], "uas": c["uas"],
                          "uas_initial": c["uas_initial"]}, index=pd.Index(c["units"][c["unit"]], name="unit"))
 
+# %% ../nbs/90_cli.ipynb #ce678004
 def _crowdtruth_run(a) -> int:
     "Run `crowdnb crowdtruth`."
     _check_out_dir(a.out)
@@ -308,6 +322,7 @@ def _crowdtruth_v1_parser(sub):
     p.add_argument("--show", type=int, default=10, metavar="N", help="print at most N workers (default: %(default)s)")
     p.set_defaults(run=_crowdtruth_v1_run)
 
+# %% ../nbs/90_cli.ipynb #1f20ff63
 def _crowdtruth_v1_run(a) -> int:
     "Run `crowdnb crowdtruth-v1`."
     _check_out_dir(a.out)
@@ -340,10 +355,12 @@ def _alpha_parser(sub):
     p.add_argument("--out", metavar="FILE.csv", help="write the table (level, alpha[, low, high]) to this CSV file")
     p.set_defaults(run=_alpha_run)
 
+# %% ../nbs/90_cli.ipynb #8e2d71b8
 def _describe(J: Judgments) -> str:
     "'N workers, M units, K judgments'."
     return f"{J.n_workers} workers, {J.n_units} units, {J.n_judgments} judgments"
 
+# %% ../nbs/90_cli.ipynb #bcb0676c
 def _alpha_run(a) -> int:
     "Run `crowdnb alpha`."
     _check_out_file(a.out)
@@ -378,6 +395,7 @@ def _kappa_parser(sub):
     p.add_argument("--scott", action="store_true", help="Scott's pi (pooled chance model) instead of Cohen's kappa")
     p.set_defaults(run=_kappa_run)
 
+# %% ../nbs/90_cli.ipynb #32c19f7f
 def _kappa_run(a) -> int:
     "Run `crowdnb kappa`."
     J = _load(a)
@@ -390,6 +408,7 @@ def _kappa_run(a) -> int:
     print(f"{name}{kind} of {w1} and {w2} on {both} units judged by both: {value:.4f}")
     return 0
 
+# %% ../nbs/90_cli.ipynb #c0f338bc
 @_subcommand
 def _fleiss_parser(sub):
     p = sub.add_parser("fleiss", formatter_class=_Formatter, help="Fleiss' kappa of several workers",
@@ -401,6 +420,7 @@ def _fleiss_parser(sub):
                         "convention (the library's missing=; default: %(default)s)")
     p.set_defaults(run=_fleiss_run)
 
+# %% ../nbs/90_cli.ipynb #a8c65465
 def _fleiss_run(a) -> int:
     "Run `crowdnb fleiss`."
     J = _load(a)
@@ -425,6 +445,7 @@ def _trust_parser(sub):
     p.add_argument("--out", metavar="FILE.csv", help="write the table of coefficients to this CSV file")
     p.set_defaults(run=_trust_run)
 
+# %% ../nbs/90_cli.ipynb #4571aa54
 def _trust_run(a) -> int:
     "Run `crowdnb trust`."
     _check_out_file(a.out)
@@ -462,6 +483,7 @@ def _coref_parser(sub):
     p.add_argument("--out", metavar="FILE.csv", help="write the table (document, metric, recall, precision, f1) to this CSV file")
     p.set_defaults(run=_coref_run)
 
+# %% ../nbs/90_cli.ipynb #b2ce23a1
 def _coref_run(a) -> int:
     "Run `crowdnb coref`."
     key, response = _existing(a.key, "key"), _existing(a.response, "response")
@@ -512,6 +534,7 @@ def _dawid_skene_tables(J: Judgments, m) -> dict:
     return dict(labels=m.gamma_.to_frame(), workers=pd.concat([m.theta_, n], axis=1),
                 confusion=m.confusion_, units=units, optima=m.optima_)
 
+# %% ../nbs/90_cli.ipynb #d804aaac
 def _dawid_skene_run(a) -> int:
     "Run `crowdnb dawid-skene`."
     _check_out_dir(a.out)
@@ -586,6 +609,7 @@ def _report_data(a):
     return a.data, dict({k: getattr(a, k) for k in _LONG_ONLY if getattr(a, k) != _DEFAULTS[k]},
                         **({"delimiter": a.delimiter} if a.delimiter != "," else {}))
 
+# %% ../nbs/90_cli.ipynb #a3f07597
 def _report_run(a) -> int:
     "Run `crowdnb report`."
     from crowdnb import report as rp
