@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
+from fastcore.basics import patch
 from fastcore.meta import delegates
 from scipy import sparse, optimize
 from scipy.special import logsumexp
@@ -76,6 +77,7 @@ class Patterns:
         return (f"Patterns({self.n_patterns} distinct patterns of {self.n_items:g} items, "
                 f"{self.n_annotators} annotators, values {self.values.tolist()})")
 
+# %% ../nbs/31_model_b.ipynb #9bd32869
 _DENSE_LIMIT = 20_000_000
 
 def _from_codes(codes, counts, n_annotators, values, inverse=None, dedupe=True):
@@ -98,6 +100,7 @@ def _from_codes(codes, counts, n_annotators, values, inverse=None, dedupe=True):
     onehot = sparse.csr_matrix((np.ones(len(r)), (r, c * m + codes[r, c])), shape=(len(codes), n_annotators * m))
     return Patterns(onehot, np.asarray(counts, float), n_annotators, np.asarray(values), inverse, codes)
 
+# %% ../nbs/31_model_b.ipynb #7fd28687
 def _encode(m, missing, values, where="label matrix"):
     "Value codes (-1 for missing) of an integer matrix, and the value set."
     miss = np.isin(m, np.atleast_1d(missing))
@@ -129,6 +132,7 @@ def _encode(m, missing, values, where="label matrix"):
     code[~miss] = pos
     return code, values
 
+# %% ../nbs/31_model_b.ipynb #f34f9ec1
 def _from_counts(counts, n_annotators, values):
     "Patterns from counts of complete patterns: a dict/Series keyed by pattern, or an array in lexicographic order."
     if isinstance(counts, dict): counts = pd.Series(counts)
@@ -152,6 +156,7 @@ def _from_counts(counts, n_annotators, values):
     keep = cnt > 0
     return _from_codes(code[keep], cnt[keep], n_annotators, values, dedupe=False)
 
+# %% ../nbs/31_model_b.ipynb #df824741
 def _judgment_patterns(J: Judgments) -> Patterns:
     "Patterns of judgments: label counts per (unit, worker), repeated labels (duplicates='count') counted."
     several = np.flatnonzero(J.frame["labels"].map(len).to_numpy() > J.frame["count"].to_numpy())
@@ -171,6 +176,7 @@ def _judgment_patterns(J: Judgments) -> Patterns:
     onehot = sparse.csr_matrix((np.ones(len(it)), (it, an * m + lab)), shape=(n, j * m))   # repeats add up: counts
     return Patterns(onehot, np.ones(n), j, vals, np.arange(n), None)
 
+# %% ../nbs/31_model_b.ipynb #25cdf28a
 @delegates(as_judgments, but=["data", "labels"])
 def as_patterns(
     data,  # Patterns; pattern counts (dict/Series/1-D array); an items x annotators matrix; or judgments (Judgments, long DataFrame, CSV path)
@@ -263,73 +269,91 @@ class ModelBParams:
             raise ValueError(f"data has {p.n_values} values, the model {self.n_values}")
         return p
 
-    def log_joint(self, data, missing=-1) -> np.ndarray:
-        "Patterns x classes $\\log P(C=\\psi, V)$ (eq. 33, missing annotators left out)."
-        p = self._patterns(data, missing)
-        return _log_joint(p, _log(self.gamma), _loglam(self.lam))
+# %% ../nbs/31_model_b.ipynb #09938170
+@patch
+def log_joint(self: ModelBParams, data, missing=-1) -> np.ndarray:
+    "Patterns x classes $\\log P(C=\\psi, V)$ (eq. 33, missing annotators left out)."
+    p = self._patterns(data, missing)
+    return _log_joint(p, _log(self.gamma), _loglam(self.lam))
 
-    def log_likelihood(self, data, missing=-1) -> float:
-        "$\\log L=\\sum_n \\log \\sum_\\psi \\gamma_\\psi \\prod_x \\lambda^{(x)}_{v_x|\\psi}$ (eqs. 35, 40)."
-        p = self._patterns(data, missing)
-        return _total(p.counts, _lse(_log_joint(p, _log(self.gamma), _loglam(self.lam)))[:, 0])
+# %% ../nbs/31_model_b.ipynb #79f7d986
+@patch
+def log_likelihood(self: ModelBParams, data, missing=-1) -> float:
+    "$\\log L=\\sum_n \\log \\sum_\\psi \\gamma_\\psi \\prod_x \\lambda^{(x)}_{v_x|\\psi}$ (eqs. 35, 40)."
+    p = self._patterns(data, missing)
+    return _total(p.counts, _lse(_log_joint(p, _log(self.gamma), _loglam(self.lam)))[:, 0])
 
-    def posterior(self, data, missing=-1) -> np.ndarray:
-        "Items x classes $P(C=\\psi|V)$ (eq. 37); rows of pattern counts when `data` are counts."
-        p = self._patterns(data, missing)
-        post = _lse(_log_joint(p, _log(self.gamma), _loglam(self.lam)), True)[1]
-        return _items(p, post, self.gamma)
+# %% ../nbs/31_model_b.ipynb #11966aac
+@patch
+def posterior(self: ModelBParams, data, missing=-1) -> np.ndarray:
+    "Items x classes $P(C=\\psi|V)$ (eq. 37); rows of pattern counts when `data` are counts."
+    p = self._patterns(data, missing)
+    post = _lse(_log_joint(p, _log(self.gamma), _loglam(self.lam)), True)[1]
+    return _items(p, post, self.gamma)
 
-    def theta(self) -> np.ndarray:
-        "Per annotator probability of a correct annotation $\\theta_x=\\sum_\\psi\\gamma_\\psi\\lambda^{(x)}_{\\psi|\\psi}$ (eq. 39)."
-        return np.einsum("c,xcc->x", self.gamma, self.lam)
+# %% ../nbs/31_model_b.ipynb #b0fed189
+@patch
+def theta(self: ModelBParams) -> np.ndarray:
+    "Per annotator probability of a correct annotation $\\theta_x=\\sum_\\psi\\gamma_\\psi\\lambda^{(x)}_{\\psi|\\psi}$ (eq. 39)."
+    return np.einsum("c,xcc->x", self.gamma, self.lam)
 
-    def permute(self, pi) -> "ModelBParams":
-        "The relabelled solution $\\lambda'_{v|j}=\\lambda_{v|\\pi(j)}$, $\\gamma'_j=\\gamma_{\\pi(j)}$ (eq. 53)."
-        pi = _check_perm(pi, self.n_values)
-        return ModelBParams(self.gamma[pi], self.lam[:, pi, :], self.values)
+# %% ../nbs/31_model_b.ipynb #24348e34
+@patch
+def permute(self: ModelBParams, pi) -> "ModelBParams":
+    "The relabelled solution $\\lambda'_{v|j}=\\lambda_{v|\\pi(j)}$, $\\gamma'_j=\\gamma_{\\pi(j)}$ (eq. 53)."
+    pi = _check_perm(pi, self.n_values)
+    return ModelBParams(self.gamma[pi], self.lam[:, pi, :], self.values)
 
-    def pattern_probabilities(self) -> pd.Series:
-        "$P(V)$ of every complete pattern (eq. 35), indexed like the seed's tables ('111', '112', ...)."
-        j, m = self.n_annotators, self.n_values
-        if m ** j > 1_000_000: raise ValueError(f"{m}**{j} patterns are too many to list")
-        idx = np.array(list(itertools.product(range(m), repeat=j)), dtype=np.int64)
-        logp = logsumexp(np.log(self.gamma) + np.log(self.lam[np.arange(j), :, idx]).sum(axis=1), axis=1)
-        names = ["".join(str(self.values[c]) for c in row) if all(len(str(v)) == 1 for v in self.values)
-                 else tuple(self.values[row]) for row in idx]
-        return pd.Series(np.exp(logp), index=names, name="probability")
-
-    def sample(self, n_items: int, mask=None, seed=None, missing: int = -1) -> tuple[np.ndarray, np.ndarray]:
-        "Draw (items x annotators matrix of values with `missing` where `mask` is False, true values) from the model."
-        rng = as_rng(seed)
-        j, m = self.n_annotators, self.n_values
-        if mask is not None:
-            mask = np.asarray(mask, bool)
-            if mask.shape != (n_items, j): raise ValueError(f"mask must have shape ({n_items}, {j}), got {mask.shape}")
-        truth = rng.choice(m, size=n_items, p=self.gamma)
-        cdf = np.cumsum(self.lam, axis=2)                          # annotators x classes x values
-        u = rng.random((n_items, j))
-        v = (u[:, :, None] > cdf[np.arange(j)[None, :], truth[:, None], :]).sum(2)
-        v = np.minimum(v, m - 1)
-        out = self.values[v]
-        if mask is not None:
-            out = np.where(mask, out, missing)
-        return out, self.values[truth]
-
-    def params(self) -> pd.Series:
-        "The free parameters in the seed's order: γ_1..γ_{M-1}, then per annotator the off-diagonal λ_{v|ψ}."
-        m = self.n_values
-        out = {f"gamma_{self.values[c]}": self.gamma[c] for c in range(m - 1)}
-        for x in range(self.n_annotators):
-            for c in range(m):
-                for v in range(m):
-                    if v != c: out[f"lam{x + 1}_{self.values[v]}|{self.values[c]}"] = self.lam[x, c, v]
-        return pd.Series(out)
-
+# %% ../nbs/31_model_b.ipynb #40d19a80
 def _check_perm(pi, n):
+    "`pi` as an array, checked to be a permutation of 0..n-1."
     pi = np.asarray(pi)
     if pi.shape != (n,) or sorted(pi.tolist()) != list(range(n)):
         raise ValueError(f"pi must be a permutation of 0..{n - 1}, got {pi.tolist()}")
     return pi
+
+# %% ../nbs/31_model_b.ipynb #1c324c81
+@patch
+def pattern_probabilities(self: ModelBParams) -> pd.Series:
+    "$P(V)$ of every complete pattern (eq. 35), indexed like the seed's tables ('111', '112', ...)."
+    j, m = self.n_annotators, self.n_values
+    if m ** j > 1_000_000: raise ValueError(f"{m}**{j} patterns are too many to list")
+    idx = np.array(list(itertools.product(range(m), repeat=j)), dtype=np.int64)
+    logp = logsumexp(np.log(self.gamma) + np.log(self.lam[np.arange(j), :, idx]).sum(axis=1), axis=1)
+    names = ["".join(str(self.values[c]) for c in row) if all(len(str(v)) == 1 for v in self.values)
+             else tuple(self.values[row]) for row in idx]
+    return pd.Series(np.exp(logp), index=names, name="probability")
+
+# %% ../nbs/31_model_b.ipynb #aa259e33
+@patch
+def sample(self: ModelBParams, n_items: int, mask=None, seed=None, missing: int = -1) -> tuple[np.ndarray, np.ndarray]:
+    "Draw (items x annotators matrix of values with `missing` where `mask` is False, true values) from the model."
+    rng = as_rng(seed)
+    j, m = self.n_annotators, self.n_values
+    if mask is not None:
+        mask = np.asarray(mask, bool)
+        if mask.shape != (n_items, j): raise ValueError(f"mask must have shape ({n_items}, {j}), got {mask.shape}")
+    truth = rng.choice(m, size=n_items, p=self.gamma)
+    cdf = np.cumsum(self.lam, axis=2)                          # annotators x classes x values
+    u = rng.random((n_items, j))
+    v = (u[:, :, None] > cdf[np.arange(j)[None, :], truth[:, None], :]).sum(2)
+    v = np.minimum(v, m - 1)
+    out = self.values[v]
+    if mask is not None:
+        out = np.where(mask, out, missing)
+    return out, self.values[truth]
+
+# %% ../nbs/31_model_b.ipynb #570770a6
+@patch
+def params(self: ModelBParams) -> pd.Series:
+    "The free parameters in the seed's order: γ_1..γ_{M-1}, then per annotator the off-diagonal λ_{v|ψ}."
+    m = self.n_values
+    out = {f"gamma_{self.values[c]}": self.gamma[c] for c in range(m - 1)}
+    for x in range(self.n_annotators):
+        for c in range(m):
+            for v in range(m):
+                if v != c: out[f"lam{x + 1}_{self.values[v]}|{self.values[c]}"] = self.lam[x, c, v]
+    return pd.Series(out)
 
 # %% ../nbs/31_model_b.ipynb #2c742e2a
 def _lam_of(model_or_lam):
@@ -756,48 +780,57 @@ class ModelB:
     def __repr__(self):
         return f"ModelB(method={self.method!r}, n_starts={self.n_starts}, init={self.init!r}, seed={self.seed!r})"
 
-    @delegates(as_judgments, but=["data"])
-    def fit(self,
-            data,  # judgments: a `Judgments`, a long DataFrame or a CSV path (options as in `as_judgments`)
-            **kwargs):
-        "Fit model B by EM (or the smoothed schedule, or annealing) from `n_starts` starts; the fitted estimator."
-        if _is_dask(data):                  # a dask DataFrame: the same EM on the cluster (crowdnb.dask)
-            from crowdnb.dask import model_b_fit
-            return model_b_fit(data, estimator=self, **kwargs)
-        J = as_judgments(data, **kwargs)
-        p = _judgment_patterns(J)
-        if J.n_workers < 2:
-            warnings.warn(f"model B on one worker ({J.workers[0]!r}): its answers become the truth, θ = 1 by construction")
-        if J.n_labels < 2:
-            warnings.warn(f"model B on one label ({J.labels[0]!r}): every unit gets it with probability 1 and θ = 1; "
-                          "declare labels=[...] if other labels were possible")
-        res = fit(p, method=self.method, n_starts=self.n_starts, eps=self.eps, seed=self.seed, progress=self.progress,
-                  prior_gamma=self.prior_gamma, prior_lam=self.prior_lam, tol=self.tol, max_iter=self.max_iter,
-                  atol=self.atol, accelerate=self.accelerate, anneal_kw=self.anneal_kw, init=self.init,
-                  workers=J.workers)
-        models = [m.permute(best_permutation(m)) if self.relabel else m for m in res.models]
-        best, labels, workers, units = models[0], J.labels, J.workers, J.units
-        self.params_ = best
-        self.gamma_ = pd.Series(best.gamma, index=labels, name="gamma")
-        self.confusion_ = pd.DataFrame(best.lam.reshape(-1, len(labels)), columns=pd.Index(labels, name="observed"),
-                                       index=pd.MultiIndex.from_product([workers, labels], names=["worker", "true"]))
-        self.theta_ = pd.Series(best.theta(), index=workers, name="theta")
-        post = best.posterior(p)
-        self.posterior_ = pd.DataFrame(post, index=units, columns=labels)
-        self.labels_ = pd.Series(labels[post.argmax(axis=1)], index=units, name="label")
-        opt = res.optima
-        self.optima_ = pd.concat([opt[["log_lik", "visits", "spread", "comment"]],
-                                  pd.DataFrame([m.gamma for m in models], columns=[f"γ[{v}]" for v in labels]),
-                                  pd.DataFrame([m.theta() for m in models], columns=[f"θ[{w}]" for w in workers]),
-                                  opt[["F", "preferred"]]], axis=1)
-        self.runs_ = res.runs
-        top = res.runs.iloc[int(res.optima["run"].iloc[0])]
-        self.log_lik_, self.n_iter_, self.converged_ = float(res.optima["log_lik"].iloc[0]), int(top.n_iter), bool(top.converged)
-        return self
+# %% ../nbs/31_model_b.ipynb #a1bc8668
+@patch
+@delegates(as_judgments, but=["data"])
+def fit(self: ModelB,
+        data,  # judgments: a `Judgments`, a long DataFrame or a CSV path (options as in `as_judgments`)
+        **kwargs):
+    "Fit model B by EM (or the smoothed schedule, or annealing) from `n_starts` starts; the fitted estimator."
+    if _is_dask(data):                  # a dask DataFrame: the same EM on the cluster (crowdnb.dask)
+        from crowdnb.dask import model_b_fit
+        return model_b_fit(data, estimator=self, **kwargs)
+    J = as_judgments(data, **kwargs)
+    p = _judgment_patterns(J)
+    if J.n_workers < 2:
+        warnings.warn(f"model B on one worker ({J.workers[0]!r}): its answers become the truth, θ = 1 by construction")
+    if J.n_labels < 2:
+        warnings.warn(f"model B on one label ({J.labels[0]!r}): every unit gets it with probability 1 and θ = 1; "
+                      "declare labels=[...] if other labels were possible")
+    res = fit(p, method=self.method, n_starts=self.n_starts, eps=self.eps, seed=self.seed, progress=self.progress,
+              prior_gamma=self.prior_gamma, prior_lam=self.prior_lam, tol=self.tol, max_iter=self.max_iter,
+              atol=self.atol, accelerate=self.accelerate, anneal_kw=self.anneal_kw, init=self.init,
+              workers=J.workers)
+    return _set_fitted(self, res, p, J)
 
-    @delegates(as_judgments, but=["data"])
-    def fit_predict(self,
-                    data,  # judgments, as in `fit`
-                    **kwargs) -> pd.Series:
-        "Fit, then return the most probable label of each unit (`labels_`)."
-        return self.fit(data, **kwargs).labels_
+# %% ../nbs/31_model_b.ipynb #aa52d318
+def _set_fitted(est, res, p, J):
+    "Store the fitted attributes of `est` (a `ModelB`) from the low-level result `res` on the patterns `p` of `J`."
+    models = [m.permute(best_permutation(m)) if est.relabel else m for m in res.models]
+    best, labels, workers, units = models[0], J.labels, J.workers, J.units
+    est.params_ = best
+    est.gamma_ = pd.Series(best.gamma, index=labels, name="gamma")
+    est.confusion_ = pd.DataFrame(best.lam.reshape(-1, len(labels)), columns=pd.Index(labels, name="observed"),
+                                  index=pd.MultiIndex.from_product([workers, labels], names=["worker", "true"]))
+    est.theta_ = pd.Series(best.theta(), index=workers, name="theta")
+    post = best.posterior(p)
+    est.posterior_ = pd.DataFrame(post, index=units, columns=labels)
+    est.labels_ = pd.Series(labels[post.argmax(axis=1)], index=units, name="label")
+    opt = res.optima
+    est.optima_ = pd.concat([opt[["log_lik", "visits", "spread", "comment"]],
+                             pd.DataFrame([m.gamma for m in models], columns=[f"γ[{v}]" for v in labels]),
+                             pd.DataFrame([m.theta() for m in models], columns=[f"θ[{w}]" for w in workers]),
+                             opt[["F", "preferred"]]], axis=1)
+    est.runs_ = res.runs
+    top = res.runs.iloc[int(res.optima["run"].iloc[0])]
+    est.log_lik_, est.n_iter_, est.converged_ = float(res.optima["log_lik"].iloc[0]), int(top.n_iter), bool(top.converged)
+    return est
+
+# %% ../nbs/31_model_b.ipynb #9b31cbdb
+@patch
+@delegates(as_judgments, but=["data"])
+def fit_predict(self: ModelB,
+                data,  # judgments, as in `fit`
+                **kwargs) -> pd.Series:
+    "Fit, then return the most probable label of each unit (`labels_`)."
+    return self.fit(data, **kwargs).labels_
