@@ -376,24 +376,21 @@ def _from_frame(df, unit="unit", worker="worker", label="label", **kwargs):
     "Canonical frame (unit, worker, labels, count, ...) and label set from a long table; every check names its culprit."
     return _frame_and_codes(df, unit, worker, label, **kwargs)[:2]
 
-# %% ../nbs/00_core.ipynb #959041b5
-def _frame_and_codes(df, unit="unit", worker="worker", label="label", *, sep=None, labels=None, empty="error",
-                     none_token="none", duplicates="error", dimension=None, started=None, submitted=None,
-                     line_offset=None, source="the table"):
-    "`_from_frame` plus, when they follow from the distinct answers and ids (else None), the flat (row, label code) pairs and the unit and worker codes."
-    if len(df) == 0: raise ValueError(f"judgments are empty: {source} has no rows")
-    check_choice("empty", empty, ("error", "drop", "label"))
-    check_choice("duplicates", duplicates, ("error", "last", "count"))
-    labels = _label_set(labels)
-    cols = dict(unit=unit, worker=worker, label=label, dimension=dimension, started=started, submitted=submitted)
+# %% ../nbs/00_core.ipynb #0f5fdb7f
+def _base_frame(df, unit, worker, dimension, started, submitted, line_offset):
+    "The canonical frame's id and time columns, checked, and the unit and worker codes when they are known (else None)."
     (units, ucodes), (workers, wcodes) = _id_codes(df, unit, "unit", line_offset), _id_codes(df, worker, "worker", line_offset)
     out = pd.DataFrame({"unit": units, "worker": workers}).reset_index(drop=True)
     if dimension is not None: out["dimension"] = _check_ids(df, dimension, "dimension", line_offset).to_numpy()
-    for k in ("started", "submitted"):
-        if cols[k] is not None:
-            try: out[k] = pd.to_datetime(df[cols[k]]).to_numpy()
-            except (ValueError, TypeError) as e: raise ValueError(f"{k} column {cols[k]!r} is not a time: {e}") from None
-    table, ids = _parse_answers(df[label], label, sep, line_offset)   # distinct answers, and each row's
+    for k, col in (("started", started), ("submitted", submitted)):
+        if col is not None:
+            try: out[k] = pd.to_datetime(df[col]).to_numpy()
+            except (ValueError, TypeError) as e: raise ValueError(f"{k} column {col!r} is not a time: {e}") from None
+    return out, ucodes, wcodes
+
+# %% ../nbs/00_core.ipynb #0627025f
+def _apply_empty(table, ids, label, empty, none_token, line_offset):
+    "The empty-answer policy on the distinct answers: (answers, their sizes, each row's answer, the rows whose answer is empty)."
     size = np.fromiter(map(len, table), np.int64, count=len(table))
     empties = np.flatnonzero(size[ids] == 0)
     if len(empties):
@@ -404,6 +401,61 @@ def _frame_and_codes(df, unit="unit", worker="worker", label="label", *, sep=Non
             table = table + [(none_token,)]
             size = np.append(size, 1)
             ids = np.where(size[ids] == 0, len(table) - 1, ids)
+    return table, size, ids, empties
+
+# %% ../nbs/00_core.ipynb #4908321f
+def _label_index(table, used, ids, labels, add_none, none_token, rows, label, line_offset) -> pd.Index:
+    "The label set: the declared `labels` (plus the none token when `add_none`) checked against the answers in `used`, or the labels that occur, sorted."
+    if labels is not None:
+        labels = pd.Index(labels)
+        if add_none and none_token not in labels: labels = labels.append(pd.Index([none_token]))
+        allowed = set(labels)
+        outside = np.array([any(x not in allowed for x in t) for t in table], dtype=bool)
+        if outside[used].any():
+            shown = sorted({repr(x) for k in used[outside[used]] for x in table[k] if x not in allowed})[:5]
+            raise ValueError(f"label column {label!r} has labels outside the declared set ({', '.join(shown)}) at "
+                             f"{_rows_msg(rows[outside[ids]], line_offset)}")
+    else:
+        labels = pd.Index(sorted({x for k in used for x in table[k]}))
+    labels.name = "label"
+    return labels
+
+# %% ../nbs/00_core.ipynb #22c3e5c4
+def _codes_from_table(table, size, ids, labels):
+    "Flat (row, label code) pairs from the distinct answers (`table`, their `size`s) and each row's answer (`ids`)."
+    first = np.cumsum(size) - size
+    flat = labels.get_indexer(list(chain.from_iterable(table)))
+    n = size[ids]
+    if (n == 1).all(): return (np.arange(len(ids)), flat[first[ids]])
+    rows = np.repeat(np.arange(len(ids)), n)
+    return (rows, flat[np.repeat(first[ids] - (np.cumsum(n) - n), n) + np.arange(len(rows))])
+
+# %% ../nbs/00_core.ipynb #13c2e5c8
+def _resolve_duplicates(out, dup, key, duplicates, submitted, line_offset):
+    "The frame with its duplicate judgments (`dup`, same `key`) resolved by the `duplicates` policy, or an error naming them."
+    if duplicates == "error":
+        rows = out["_row"].to_numpy()[dup].tolist()
+        raise ValueError(f"duplicate judgments (same {'/'.join(key)}) at {_rows_msg(rows, line_offset)}; "
+                         "pass duplicates='last' or duplicates='count'")
+    if duplicates == "last":
+        order = ["submitted", "_row"] if submitted is not None else ["_row"]
+        return out.sort_values(order, kind="stable").drop_duplicates(key, keep="last").sort_values("_row")
+    agg = {c: "first" for c in out.columns if c not in key}
+    agg.update(labels=lambda s: tuple(x for a in s for x in a), count="sum", _row="min")
+    return out.groupby(key, sort=False, as_index=False).agg(agg).sort_values("_row")
+
+# %% ../nbs/00_core.ipynb #959041b5
+def _frame_and_codes(df, unit="unit", worker="worker", label="label", *, sep=None, labels=None, empty="error",
+                     none_token="none", duplicates="error", dimension=None, started=None, submitted=None,
+                     line_offset=None, source="the table"):
+    "`_from_frame` plus, when they follow from the distinct answers and ids (else None), the flat (row, label code) pairs and the unit and worker codes."
+    if len(df) == 0: raise ValueError(f"judgments are empty: {source} has no rows")
+    check_choice("empty", empty, ("error", "drop", "label"))
+    check_choice("duplicates", duplicates, ("error", "last", "count"))
+    labels = _label_set(labels)
+    out, ucodes, wcodes = _base_frame(df, unit, worker, dimension, started, submitted, line_offset)
+    table, ids = _parse_answers(df[label], label, sep, line_offset)   # distinct answers, and each row's
+    table, size, ids, empties = _apply_empty(table, ids, label, empty, none_token, line_offset)
     tuples = np.fromiter(table, dtype=object, count=len(table))
     out["labels"] = tuples[ids]                               # shared tuple objects, one per distinct answer
     out["count"] = 1
@@ -414,44 +466,14 @@ def _frame_and_codes(df, unit="unit", worker="worker", label="label", *, sep=Non
         ucodes = wcodes = None                                   # some ids may be gone: Judgments recodes
         if len(out) == 0: raise ValueError(f"label column {label!r}: every answer is empty")
     used = np.flatnonzero(np.bincount(ids, minlength=len(table)))
-    # closed label set
-    if labels is not None:
-        labels = pd.Index(labels)
-        if empty == "label" and none_token not in labels and len(empties): labels = labels.append(pd.Index([none_token]))
-        allowed = set(labels)
-        outside = np.array([any(x not in allowed for x in t) for t in table], dtype=bool)
-        if outside[used].any():
-            shown = sorted({repr(x) for k in used[outside[used]] for x in table[k] if x not in allowed})[:5]
-            raise ValueError(f"label column {label!r} has labels outside the declared set ({', '.join(shown)}) at "
-                             f"{_rows_msg(out['_row'].to_numpy()[outside[ids]], line_offset)}")
-    else:
-        labels = pd.Index(sorted({x for k in used for x in table[k]}))
-    labels.name = "label"
-    # duplicates
+    labels = _label_index(table, used, ids, labels, empty == "label" and len(empties) > 0, none_token,
+                          out["_row"].to_numpy(), label, line_offset)
     key = ["unit", "worker"] + (["dimension"] if dimension is not None else [])
     dup = _duplicated(out, key, {"unit": ucodes, "worker": wcodes})
-    if not dup.any():                                         # the label codes, from the distinct answers
-        first = np.cumsum(size) - size
-        flat = labels.get_indexer(list(chain.from_iterable(table)))
-        n = size[ids]
-        if (n == 1).all(): codes = (np.arange(len(ids)), flat[first[ids]])
-        else:
-            rows = np.repeat(np.arange(len(ids)), n)
-            codes = (rows, flat[np.repeat(first[ids] - (np.cumsum(n) - n), n) + np.arange(len(rows))])
+    if not dup.any():
         ids_ = None if ucodes is None or wcodes is None else (*ucodes, *wcodes)
-        return out.drop(columns="_row"), labels, codes, ids_
-    if dup.any():
-        if duplicates == "error":
-            rows = out["_row"].to_numpy()[dup].tolist()
-            raise ValueError(f"duplicate judgments (same {'/'.join(key)}) at {_rows_msg(rows, line_offset)}; "
-                             "pass duplicates='last' or duplicates='count'")
-        if duplicates == "last":
-            order = ["submitted", "_row"] if submitted is not None else ["_row"]
-            out = out.sort_values(order, kind="stable").drop_duplicates(key, keep="last").sort_values("_row")
-        else:
-            agg = {c: "first" for c in out.columns if c not in key}
-            agg.update(labels=lambda s: tuple(x for a in s for x in a), count="sum", _row="min")
-            out = out.groupby(key, sort=False, as_index=False).agg(agg).sort_values("_row")
+        return out.drop(columns="_row"), labels, _codes_from_table(table, size, ids, labels), ids_
+    out = _resolve_duplicates(out, dup, key, duplicates, submitted, line_offset)
     return out.drop(columns="_row"), labels, None, None
 
 # %% ../nbs/00_core.ipynb #9110da99
@@ -503,6 +525,32 @@ def read_table(
 _DEFAULTS = dict(unit="unit", worker="worker", label="label", labels=None, sep=None, empty="error", none_token="none",
                  duplicates="error", dimension=None, started=None, submitted=None, format="long", delimiter=",")
 
+# %% ../nbs/00_core.ipynb #f7dd9cd3
+def _read_input(data, format, delimiter):
+    "The table behind `data` (a DataFrame, or the CSV file it names), checked: (table, CSV line offset or None, its name in errors)."
+    check_choice("format", format, tuple(FORMATS) + ("auto",))
+    line_offset, source = None, "the table"
+    if isinstance(data, (str, os.PathLike)):
+        source = f"judgments file {str(data)!r}"
+        data, line_offset = read_table(data, delimiter), 2
+    elif not isinstance(data, pd.DataFrame):
+        raise TypeError(f"judgments must be a Judgments, a long pandas DataFrame or a CSV path, not {type(data).__name__}"
+                        + ("; a units x workers matrix enters through Judgments.from_matrix"
+                           if isinstance(data, (np.ndarray, list, tuple)) else ""))
+    dup = data.columns[data.columns.duplicated()].unique().tolist()
+    if dup: raise ValueError(f"{source} repeats the column name(s) {dup}; every column needs its own name")
+    return data, line_offset, source
+
+# %% ../nbs/00_core.ipynb #b0c10497
+def _check_columns(data, spec, format, source):
+    "Raise a `ValueError` naming the columns of `spec` that `data` lacks, with its columns and a format hint."
+    missing = [f"{k}={v!r}" for k, v in spec.items() if v is not None and v not in data.columns]
+    if missing:
+        fmt = detect_format(data.columns)
+        hint = f"; it looks like a {fmt} export: pass format={fmt!r}" if fmt != "long" and format != fmt else ""
+        raise ValueError(f"{source} lacks the column(s) {', '.join(missing)}; its columns are "
+                         f"{list(map(str, data.columns))}{hint}")
+
 # %% ../nbs/00_core.ipynb #e32cdcb9
 def as_judgments(
     data,  # a `Judgments`, a long DataFrame (one row per judgment), or the path of a CSV file holding one
@@ -527,24 +575,9 @@ def as_judgments(
                  delimiter=delimiter)
     if isinstance(data, Judgments): return _relabel(data, given)
     if _is_dask(data): return _dask_judgments(data, given)
-    check_choice("format", format, tuple(FORMATS) + ("auto",))
-    line_offset, source = None, "the table"
-    if isinstance(data, (str, os.PathLike)):
-        source = f"judgments file {str(data)!r}"
-        data, line_offset = read_table(data, delimiter), 2
-    elif not isinstance(data, pd.DataFrame):
-        raise TypeError(f"judgments must be a Judgments, a long pandas DataFrame or a CSV path, not {type(data).__name__}"
-                        + ("; a units x workers matrix enters through Judgments.from_matrix"
-                           if isinstance(data, (np.ndarray, list, tuple)) else ""))
-    dup = data.columns[data.columns.duplicated()].unique().tolist()
-    if dup: raise ValueError(f"{source} repeats the column name(s) {dup}; every column needs its own name")
+    data, line_offset, source = _read_input(data, format, delimiter)
     spec = _columns(data, given)
-    missing = [f"{k}={v!r}" for k, v in spec.items() if v is not None and v not in data.columns]
-    if missing:
-        fmt = detect_format(data.columns)
-        hint = f"; it looks like a {fmt} export: pass format={fmt!r}" if fmt != "long" and format != fmt else ""
-        raise ValueError(f"{source} lacks the column(s) {', '.join(missing)}; its columns are "
-                         f"{list(map(str, data.columns))}{hint}")
+    _check_columns(data, spec, format, source)
     opts = {k: given[k] for k in ("sep", "labels", "empty", "none_token", "duplicates")}
     frame, label_set, codes, ids = _frame_and_codes(data, **spec, **opts, line_offset=line_offset, source=source)
     j = Judgments(frame, label_set, closed=labels is not None, codes=ids)
