@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from fastcore.basics import patch
 from fastcore.meta import delegates
 from scipy import sparse
 
@@ -27,7 +28,11 @@ __all__ = ['TINY', 'wcos', 'CrowdIndex', 'pair_wcos', 'sent_vec', 'sqs', 'wsa', 
 TINY = 1e-8  # the reference package's SMALL_NUMBER_CONST: its floor for denominators and for RQS
 
 # %% ../nbs/10_crowdtruth.ipynb #aa53c33e
-def wcos(a, b, rqs=None) -> np.ndarray:
+def wcos(
+    a,  # answer vectors, one per row (annotations in columns)
+    b,  # answer vectors to compare with, row by row
+    rqs=None,  # annotation weights RQS (default: all 1, the plain cosine)
+) -> np.ndarray:
     "Low-level (arrays): weighted cosine Wcos of the rows of `a` and `b` (annotations in columns), weights `rqs`; 0 for a zero row."
     a, b = np.atleast_2d(np.asarray(a, float)), np.atleast_2d(np.asarray(b, float))
     r = np.ones(a.shape[1]) if rqs is None else np.asarray(rqs, float)
@@ -114,77 +119,107 @@ class CrowdIndex:
         self.n_per_unit = np.bincount(self.unit, minlength=self.n_units)
         self.n_per_worker = np.bincount(self.worker, minlength=self.n_workers)
 
-    @cached_property
-    def unit_blocks(self) -> list:
-        "The judgments grouped by unit as `_blocks`."
-        return _blocks(self.unit, self.n_units)
+# %% ../nbs/10_crowdtruth.ipynb #84974fdf
+@patch
+def _once(self: CrowdIndex, name: str, make):
+    "The part `name` of the index, made by `make()` on first use and kept in the instance."
+    d = self.__dict__
+    if name not in d: d[name] = make()
+    return d[name]
 
-    @cached_property
-    def cell_blocks(self) -> list:
-        "The entries grouped by cell as `_blocks`."
-        return _blocks(self.e_cell, len(self.c_unit), np.argsort(self.e_cell, kind="stable"))
+# %% ../nbs/10_crowdtruth.ipynb #c671dc14
+@patch(as_prop=True)
+def unit_blocks(self: CrowdIndex) -> list:
+    "The judgments grouped by unit as `_blocks`."
+    return self._once("unit_blocks", lambda: _blocks(self.unit, self.n_units))
 
-    @cached_property
-    def _pairs(self) -> dict:
-        "Unit pairs and annotation pairs, listed on first use (the fixed point does not need them)."
-        pa, pb = _group_pairs(self.unit)
-        cnt = np.bincount(pa, minlength=len(self.unit))
-        first = np.cumsum(cnt) - cnt
-        o = np.argsort(self.e_cell, kind="stable")
-        i, j = _group_pairs(self.e_cell[o])
-        l_e1, l_e2 = o[i], o[j]
-        a, b = self.e_pos[l_e1], self.e_pos[l_e2]                    # a < b: entries sorted by position
-        return dict(pa=pa, pb=pb, p_unit=self.unit[pa], p_wa=self.worker[pa], p_wb=self.worker[pb],
-                    l_e1=l_e1, l_e2=l_e2, l_pair=first[a] + (b - a - 1), l_lab=self.e_lab[l_e1])
+# %% ../nbs/10_crowdtruth.ipynb #e9d01d49
+@patch(as_prop=True)
+def cell_blocks(self: CrowdIndex) -> list:
+    "The entries grouped by cell as `_blocks`."
+    return self._once("cell_blocks", lambda: _blocks(self.e_cell, len(self.c_unit), np.argsort(self.e_cell, kind="stable")))
 
-    pa = property(lambda self: self._pairs["pa"], doc="First judgment of each unit pair.")
-    pb = property(lambda self: self._pairs["pb"], doc="Second judgment of each unit pair.")
-    p_unit = property(lambda self: self._pairs["p_unit"], doc="Unit of each unit pair.")
-    p_wa = property(lambda self: self._pairs["p_wa"], doc="Worker of `pa`.")
-    p_wb = property(lambda self: self._pairs["p_wb"], doc="Worker of `pb`.")
-    l_e1 = property(lambda self: self._pairs["l_e1"], doc="First entry of each annotation pair.")
-    l_e2 = property(lambda self: self._pairs["l_e2"], doc="Second entry of each annotation pair.")
-    l_pair = property(lambda self: self._pairs["l_pair"], doc="Unit pair of each annotation pair.")
-    l_lab = property(lambda self: self._pairs["l_lab"], doc="Annotation of each annotation pair.")
+# %% ../nbs/10_crowdtruth.ipynb #763919ef
+def _list_pairs(ix: CrowdIndex) -> dict:
+    "Unit pairs (pa, pb) and annotation pairs (l_e1, l_e2) of `ix`, each annotation pair with its unit pair and annotation."
+    pa, pb = _group_pairs(ix.unit)
+    cnt = np.bincount(pa, minlength=len(ix.unit))
+    first = np.cumsum(cnt) - cnt
+    o = np.argsort(ix.e_cell, kind="stable")
+    i, j = _group_pairs(ix.e_cell[o])
+    l_e1, l_e2 = o[i], o[j]
+    a, b = ix.e_pos[l_e1], ix.e_pos[l_e2]                        # a < b: entries sorted by position
+    return dict(pa=pa, pb=pb, p_unit=ix.unit[pa], p_wa=ix.worker[pa], p_wb=ix.worker[pb],
+                l_e1=l_e1, l_e2=l_e2, l_pair=first[a] + (b - a - 1), l_lab=ix.e_lab[l_e1])
 
-    @cached_property
-    def B(self) -> sparse.csr_matrix:
-        "Workers x units incidence."
-        return sparse.csr_matrix((np.ones(len(self.unit)), (self.worker, self.unit)), shape=(self.n_workers, self.n_units))
+# %% ../nbs/10_crowdtruth.ipynb #11677820
+@patch(as_prop=True)
+def _pairs(self: CrowdIndex) -> dict:
+    "Unit pairs and annotation pairs, listed on first use (the fixed point does not need them)."
+    return self._once("_pairs", lambda: _list_pairs(self))
 
-    @cached_property
-    def Xstack(self) -> sparse.csr_matrix:
-        "The count matrices X_r stacked: row r * n_workers + j holds how often worker j chose annotation r on each unit."
-        return sparse.csr_matrix((self.e_val, (self.e_lab * self.n_workers + self.e_worker, self.e_unit)),
-                                 shape=(self.n_labels * self.n_workers, self.n_units))
+CrowdIndex.pa = property(lambda self: self._pairs["pa"], doc="First judgment of each unit pair.")
+CrowdIndex.pb = property(lambda self: self._pairs["pb"], doc="Second judgment of each unit pair.")
+CrowdIndex.p_unit = property(lambda self: self._pairs["p_unit"], doc="Unit of each unit pair.")
+CrowdIndex.p_wa = property(lambda self: self._pairs["p_wa"], doc="Worker of `pa`.")
+CrowdIndex.p_wb = property(lambda self: self._pairs["p_wb"], doc="Worker of `pb`.")
+CrowdIndex.l_e1 = property(lambda self: self._pairs["l_e1"], doc="First entry of each annotation pair.")
+CrowdIndex.l_e2 = property(lambda self: self._pairs["l_e2"], doc="Second entry of each annotation pair.")
+CrowdIndex.l_pair = property(lambda self: self._pairs["l_pair"], doc="Unit pair of each annotation pair.")
+CrowdIndex.l_lab = property(lambda self: self._pairs["l_lab"], doc="Annotation of each annotation pair.")
 
-    def X(self, r: int) -> sparse.csr_matrix:
-        "X_r: the workers x units matrix of how often each worker chose annotation `r` on each unit."
-        return self.Xstack[r * self.n_workers:(r + 1) * self.n_workers]
+# %% ../nbs/10_crowdtruth.ipynb #62befbe0
+@patch(as_prop=True)
+def n_pairs(self: CrowdIndex):
+    "Number of unit pairs, sum of n_s (n_s - 1) / 2."
+    return int((self.n_per_unit * (self.n_per_unit - 1) // 2).sum())
 
-    @cached_property
-    def XbdT(self) -> sparse.csr_matrix:
-        "The transpose of the block-diagonal diag(X_1, ..., X_L) (annotation r: rows r * n_units + s)."
-        return sparse.csr_matrix((self.e_val, (self.e_lab * self.n_units + self.e_unit, self.e_lab * self.n_workers + self.e_worker)),
-                                 shape=(self.n_labels * self.n_units, self.n_labels * self.n_workers))
+# %% ../nbs/10_crowdtruth.ipynb #fdc188ff
+@patch
+def __repr__(self: CrowdIndex):
+    c = np.bincount(self.e_cell, minlength=len(self.c_unit))
+    return (f"CrowdIndex({len(self.unit)} judgments, {self.n_pairs} unit pairs, {int((c * (c - 1) // 2).sum())} annotation pairs, "
+            f"{len(self.c_unit)} unit-annotation cells)")
 
-    @cached_property
-    def BT(self) -> sparse.csr_matrix:
-        "Units x workers incidence."
-        return self.B.T.tocsr()
+# %% ../nbs/10_crowdtruth.ipynb #15e23316
+@patch(as_prop=True)
+def B(self: CrowdIndex) -> sparse.csr_matrix:
+    "Workers x units incidence."
+    return self._once("B", lambda: sparse.csr_matrix((np.ones(len(self.unit)), (self.worker, self.unit)),
+                                                     shape=(self.n_workers, self.n_units)))
 
-    @property
-    def n_pairs(self):
-        "Number of unit pairs, sum of n_s (n_s - 1) / 2."
-        return int((self.n_per_unit * (self.n_per_unit - 1) // 2).sum())
+# %% ../nbs/10_crowdtruth.ipynb #74380eb0
+@patch(as_prop=True)
+def BT(self: CrowdIndex) -> sparse.csr_matrix:
+    "Units x workers incidence."
+    return self._once("BT", lambda: self.B.T.tocsr())
 
-    def __repr__(self):
-        c = np.bincount(self.e_cell, minlength=len(self.c_unit))
-        return (f"CrowdIndex({len(self.unit)} judgments, {self.n_pairs} unit pairs, {int((c * (c - 1) // 2).sum())} annotation pairs, "
-                f"{len(self.c_unit)} unit-annotation cells)")
+# %% ../nbs/10_crowdtruth.ipynb #95aa14b7
+@patch(as_prop=True)
+def Xstack(self: CrowdIndex) -> sparse.csr_matrix:
+    "The count matrices X_r stacked: row r * n_workers + j holds how often worker j chose annotation r on each unit."
+    return self._once("Xstack", lambda: sparse.csr_matrix((self.e_val, (self.e_lab * self.n_workers + self.e_worker, self.e_unit)),
+                                                          shape=(self.n_labels * self.n_workers, self.n_units)))
+
+# %% ../nbs/10_crowdtruth.ipynb #38acc179
+@patch
+def X(self: CrowdIndex, r: int) -> sparse.csr_matrix:
+    "X_r: the workers x units matrix of how often each worker chose annotation `r` on each unit."
+    return self.Xstack[r * self.n_workers:(r + 1) * self.n_workers]
+
+# %% ../nbs/10_crowdtruth.ipynb #9376f6a9
+@patch(as_prop=True)
+def XbdT(self: CrowdIndex) -> sparse.csr_matrix:
+    "The transpose of the block-diagonal diag(X_1, ..., X_L) (annotation r: rows r * n_units + s)."
+    return self._once("XbdT", lambda: sparse.csr_matrix(
+        (self.e_val, (self.e_lab * self.n_units + self.e_unit, self.e_lab * self.n_workers + self.e_worker)),
+        shape=(self.n_labels * self.n_units, self.n_labels * self.n_workers)))
 
 # %% ../nbs/10_crowdtruth.ipynb #eee3c2eb
-def pair_wcos(ix: CrowdIndex, rqs) -> np.ndarray:
+def pair_wcos(
+    ix: CrowdIndex,  # the crowd's sparse structure
+    rqs,  # RQS per annotation
+) -> np.ndarray:
     "Low-level (a `CrowdIndex`, RQS array): Wcos(WorkVec(i,s), WorkVec(j,s)) for every unit pair of `ix` (aligned with `ix.pa`, `ix.pb`)."
     rqs = np.asarray(rqs, float)
     norm = np.sqrt(np.bincount(ix.e_pos, rqs[ix.e_lab] * ix.e_val**2, minlength=len(ix.unit)))
@@ -192,7 +227,10 @@ def pair_wcos(ix: CrowdIndex, rqs) -> np.ndarray:
     return np.bincount(ix.l_pair, rqs[ix.l_lab] * n[ix.l_e1] * n[ix.l_e2], minlength=ix.n_pairs)
 
 # %% ../nbs/10_crowdtruth.ipynb #69a8b33e
-def sent_vec(ix: CrowdIndex, wqs=None) -> sparse.csr_matrix:
+def sent_vec(
+    ix: CrowdIndex,  # the crowd's sparse structure
+    wqs=None,  # WQS per worker to weight the answers by (default: raw sums, the seed)
+) -> sparse.csr_matrix:
     "Low-level (a `CrowdIndex`): SentVec, the units x annotations sums of the answer vectors, each weighted by its worker's `wqs` when given."
     w = np.ones(ix.n_workers) if wqs is None else np.asarray(wqs, float)
     return sparse.csr_matrix((np.bincount(ix.e_cell, w[ix.e_worker] * ix.e_val), (ix.c_unit, ix.c_lab)),
@@ -218,7 +256,14 @@ def _div(num, den, clamp=0.0):
     if clamp: return num / np.maximum(den, clamp)
     return np.divide(num, den, out=np.zeros(np.broadcast(num, den).shape), where=den > 0)
 
-def sqs(ix: CrowdIndex, wqs, rqs, clamp: float = 0.0, cos=None) -> np.ndarray:
+# %% ../nbs/10_crowdtruth.ipynb #90c854f8
+def sqs(
+    ix: CrowdIndex,  # the crowd's sparse structure
+    wqs,  # WQS per worker
+    rqs,  # RQS per annotation
+    clamp: float = 0.0,  # the reference's floor for denominators (`TINY`); 0: exact ratios, 0/0 -> 0
+    cos=None,  # pair cosines of `pair_wcos`: sum the listed unit pairs instead of the running sums
+) -> np.ndarray:
     "Low-level (a `CrowdIndex`, score arrays): SQS (UQS) per unit, the WQS-weighted mean Wcos over pairs of the unit's workers."
     if cos is None:
         num, den = _agreement_sums(ix, wqs, rqs)[:2]
@@ -229,7 +274,13 @@ def sqs(ix: CrowdIndex, wqs, rqs, clamp: float = 0.0, cos=None) -> np.ndarray:
                 np.bincount(ix.p_unit, ww, minlength=ix.n_units), clamp)
 
 # %% ../nbs/10_crowdtruth.ipynb #3075285b
-def wsa(ix: CrowdIndex, sqs, rqs, wqs=None, clamp: float = 0.0) -> np.ndarray:
+def wsa(
+    ix: CrowdIndex,  # the crowd's sparse structure
+    sqs,  # SQS per unit
+    rqs,  # RQS per annotation
+    wqs=None,  # WQS per worker: the reference's weighted SentVec; None: the raw one (the seed)
+    clamp: float = 0.0,  # the reference's floor (`TINY`) for the cosine's root and the denominator; 0: exact
+) -> np.ndarray:
     "Low-level (a `CrowdIndex`, score arrays): WSA per worker, Wcos(WorkVec(i,s), SentVec(s) - WorkVec(i,s)) averaged over the worker's units with weights SQS(s)."
     sqs, rqs = np.asarray(sqs, float), np.asarray(rqs, float)
     w = np.ones(ix.n_workers) if wqs is None else np.asarray(wqs, float)
@@ -251,7 +302,14 @@ def wsa(ix: CrowdIndex, sqs, rqs, wqs=None, clamp: float = 0.0) -> np.ndarray:
                 np.bincount(ix.worker, u, minlength=ix.n_workers), clamp)
 
 # %% ../nbs/10_crowdtruth.ipynb #595f36b6
-def wwa(ix: CrowdIndex, sqs, wqs, rqs, clamp: float = 0.0, cos=None) -> np.ndarray:
+def wwa(
+    ix: CrowdIndex,  # the crowd's sparse structure
+    sqs,  # SQS per unit
+    wqs,  # WQS per worker
+    rqs,  # RQS per annotation
+    clamp: float = 0.0,  # the reference's floor for denominators (`TINY`); 0: exact ratios, 0/0 -> 0
+    cos=None,  # pair cosines of `pair_wcos`: sum the listed unit pairs instead of the running sums
+) -> np.ndarray:
     "Low-level (a `CrowdIndex`, score arrays): WWA per worker, Wcos with each co-worker on a shared unit, weighted by the co-worker's WQS and the unit's SQS."
     sqs, wqs = np.asarray(sqs, float), np.asarray(wqs, float)
     if cos is None: num, den = _agreement_sums(ix, wqs, rqs)[2:]
@@ -265,11 +323,74 @@ def wwa(ix: CrowdIndex, sqs, wqs, rqs, clamp: float = 0.0, cos=None) -> np.ndarr
                 np.bincount(ix.worker, den * u, minlength=ix.n_workers), clamp)
 
 # %% ../nbs/10_crowdtruth.ipynb #5359cb69
-def wqs(wsa, wwa) -> np.ndarray:
+def wqs(
+    wsa,  # worker-sentence agreement per worker
+    wwa,  # worker-worker agreement per worker
+) -> np.ndarray:
     "Low-level (arrays): WQS per worker, the product of worker-sentence and worker-worker agreement."
     return np.asarray(wsa, float) * np.asarray(wwa, float)
 
 # %% ../nbs/10_crowdtruth.ipynb #9916440e
+def _entries_x_slots(occ, slot, data, n_e: int, n_s: int, i32) -> sparse.csr_matrix:
+    "The entries x slots matrix with `data` at (occ, slot); `occ` sorted (rows: entries, columns: slots)."
+    ptr = np.zeros(n_e + 1, i32); np.cumsum(np.bincount(occ, minlength=n_e), out=ptr[1:])
+    return sparse.csr_matrix((data, slot, ptr), shape=(n_e, n_s))
+
+# %% ../nbs/10_crowdtruth.ipynb #dc86c6d2
+def _slot_pattern(keys, data, W: int, i32) -> sparse.csr_matrix:
+    "The slots `keys` (j * W + i, sorted) as a workers x workers matrix holding `data`."
+    return sparse.csr_matrix((data, (keys % W).astype(i32), np.searchsorted(keys // W, np.arange(W + 1)).astype(i32)),
+                             shape=(W, W))
+
+# %% ../nbs/10_crowdtruth.ipynb #1aa09d24
+def _co_slots(ix: CrowdIndex, E, worker, e_pos, start, i32) -> tuple:
+    "For the entries `E` of one annotation: each (entry, co-worker judgment) as `occ`, `co`, and its slot number among the sorted slot `keys`."
+    W = ix.n_workers
+    s, j = ix.e_unit[E], worker[e_pos[E]]
+    cnt = ix.n_per_unit[s] - 1                                  # co-workers: the unit's other judgments
+    first = np.cumsum(cnt) - cnt
+    occ = np.repeat(np.arange(len(E), dtype=i32), cnt)          # entry x every other judgment of its unit
+    k = np.arange(len(occ), dtype=i32); k -= np.repeat(first.astype(i32), cnt)   # 0 .. n_s - 2
+    own = (e_pos[E] - start[s]).astype(i32)                     # the entry's own place in its unit
+    co = k + (k >= np.repeat(own, cnt)); co += np.repeat(start[s], cnt)   # skip it
+    del k
+    key = j[occ] * i32(W) if i32 is np.int32 else j[occ].astype(np.int64) * W
+    key += worker[co]                                            # slot (j, i) as j * W + i
+    if W * W <= 4 * len(key) + (1 << 22):                       # dense enough: number the slots by a bitmap
+        mark = np.zeros(W * W, bool); mark[key] = True
+        keys = np.flatnonzero(mark)
+        slot = np.cumsum(mark, dtype=i32); slot -= 1; slot = slot[key]
+        del mark
+    else: keys, slot = np.unique(key, return_inverse=True); slot = slot.astype(i32)
+    return occ, co, keys, slot
+
+# %% ../nbs/10_crowdtruth.ipynb #0cb629b7
+def _rqs_part(ix: CrowdIndex, E, worker, e_pos, start, i32, ones) -> tuple[dict, np.ndarray]:
+    "The slot matrices of one annotation's entries `E` (see `_rqs_index`), and the shared array of 1s, grown when needed."
+    npos = len(ix.unit)
+    occ, co, keys, slot = _co_slots(ix, E, worker, e_pos, start, i32)
+    count = np.zeros(npos); count[ix.e_pos[E]] = ix.e_val[E]    # the co-worker's count of r, per judgment
+    xi = count[co]; nz = np.flatnonzero(xi)
+    del co, count
+    has_num = np.zeros(len(keys), bool); has_num[slot[nz]] = True
+    K = int(has_num.sum())
+    new = np.empty(len(keys), i32)                              # renumber: slots with a numerator first
+    new[has_num], new[~has_num] = np.arange(K, dtype=i32), np.arange(K, len(keys), dtype=i32)
+    slot = new[slot]
+    if len(ones) < max(len(slot), len(keys)): ones = np.ones(max(len(slot), len(keys)))   # shared data of 1s
+    low = slot < K
+    lo, hi = np.flatnonzero(low), np.flatnonzero(~low)
+    del low
+    W, n_e = ix.n_workers, len(E)
+    return dict(
+        E=E, K=K, new=new,
+        den=_entries_x_slots(occ[lo], slot[lo], ones[:len(lo)], n_e, K, i32),
+        den_rest=_entries_x_slots(occ[hi], slot[hi] - K, ones[:len(hi)], n_e, len(keys) - K, i32),
+        num=_entries_x_slots(occ[nz], slot[nz], ones[:len(nz)] if (xi[nz] == 1).all() else xi[nz], n_e, K, i32),
+        P=_slot_pattern(keys[has_num], np.zeros(K), W, i32),    # data: P_r(i|j), set by each call of rqs
+        all=_slot_pattern(keys, ones[:len(keys)], W, i32)), ones
+
+# %% ../nbs/10_crowdtruth.ipynb #0f06a8b9
 def _rqs_index(ix: CrowdIndex) -> list:
     "Per annotation r: its entries, the entries x slots matrices of the denominators and numerators of P_r(i|j) (slots with a numerator first), and the slots' workers x workers patterns; built once per `CrowdIndex`."
     if "_rqs" in ix.__dict__: return ix.__dict__["_rqs"]
@@ -280,50 +401,9 @@ def _rqs_index(ix: CrowdIndex) -> list:
     o = np.lexsort((ix.e_unit, ix.e_worker, ix.e_lab))             # entries by annotation, worker, unit
     cuts = np.searchsorted(ix.e_lab[o], np.arange(ix.n_labels + 1))
     parts, ones = [], np.ones(0)
-    def entries_x_slots(occ, slot, data, n_e, n_s):                 # rows: entries, columns: slots
-        ptr = np.zeros(n_e + 1, i32); np.cumsum(np.bincount(occ, minlength=n_e), out=ptr[1:])
-        return sparse.csr_matrix((data, slot, ptr), shape=(n_e, n_s))
-    def pattern(keys, data):                                        # the slots as a workers x workers matrix
-        return sparse.csr_matrix((data, (keys % W).astype(i32), np.searchsorted(keys // W, np.arange(W + 1)).astype(i32)),
-                                 shape=(W, W))
     for r in range(ix.n_labels):                                    # over annotations, not judgments
-        E = o[cuts[r]:cuts[r + 1]]
-        s, j = ix.e_unit[E], worker[e_pos[E]]
-        cnt = ix.n_per_unit[s] - 1                                  # co-workers: the unit's other judgments
-        first = np.cumsum(cnt) - cnt
-        occ = np.repeat(np.arange(len(E), dtype=i32), cnt)          # entry x every other judgment of its unit
-        k = np.arange(len(occ), dtype=i32); k -= np.repeat(first.astype(i32), cnt)   # 0 .. n_s - 2
-        own = (e_pos[E] - start[s]).astype(i32)                     # the entry's own place in its unit
-        co = k + (k >= np.repeat(own, cnt)); co += np.repeat(start[s], cnt)   # skip it
-        del k
-        key = j[occ] * i32(W) if i32 is np.int32 else j[occ].astype(np.int64) * W
-        key += worker[co]                                            # slot (j, i) as j * W + i
-        if W * W <= 4 * len(key) + (1 << 22):                       # dense enough: number the slots by a bitmap
-            mark = np.zeros(W * W, bool); mark[key] = True
-            keys = np.flatnonzero(mark)
-            slot = np.cumsum(mark, dtype=i32); slot -= 1; slot = slot[key]
-            del mark
-        else: keys, slot = np.unique(key, return_inverse=True); slot = slot.astype(i32)
-        del key
-        count = np.zeros(npos); count[ix.e_pos[E]] = ix.e_val[E]    # the co-worker's count of r, per judgment
-        xi = count[co]; nz = np.flatnonzero(xi)
-        del co, count
-        has_num = np.zeros(len(keys), bool); has_num[slot[nz]] = True
-        K = int(has_num.sum())
-        new = np.empty(len(keys), i32)                              # renumber: slots with a numerator first
-        new[has_num], new[~has_num] = np.arange(K, dtype=i32), np.arange(K, len(keys), dtype=i32)
-        slot = new[slot]
-        if len(ones) < max(len(slot), len(keys)): ones = np.ones(max(len(slot), len(keys)))   # shared data of 1s
-        low = slot < K
-        lo, hi = np.flatnonzero(low), np.flatnonzero(~low)
-        del low
-        parts.append(dict(
-            E=E, K=K, new=new,
-            den=entries_x_slots(occ[lo], slot[lo], ones[:len(lo)], len(E), K),
-            den_rest=entries_x_slots(occ[hi], slot[hi] - K, ones[:len(hi)], len(E), len(keys) - K),
-            num=entries_x_slots(occ[nz], slot[nz], ones[:len(nz)] if (xi[nz] == 1).all() else xi[nz], len(E), K),
-            P=pattern(keys[has_num], np.zeros(K)),                  # data: P_r(i|j), set by each call of rqs
-            all=pattern(keys, ones[:len(keys)])))
+        part, ones = _rqs_part(ix, o[cuts[r]:cuts[r + 1]], worker, e_pos, start, i32, ones)
+        parts.append(part)
     ix.__dict__["_rqs"] = parts
     return parts
 
@@ -332,13 +412,19 @@ def _scale_rows(M: sparse.csr_matrix, d) -> sparse.csr_matrix:
     "diag(d) @ M for a CSR matrix, without a product."
     out = M.copy(); out.data *= np.repeat(np.asarray(d, float), np.diff(M.indptr)); return out
 
+# %% ../nbs/10_crowdtruth.ipynb #757c04fe
 def _ratio_on(num: sparse.csr_matrix, den: sparse.csr_matrix) -> sparse.csr_matrix:
     "num / den on the stored entries of `den` (all > 0), divided directly: 1 / den overflows for subnormal SQS."
     rows = np.repeat(np.arange(den.shape[0]), np.diff(den.indptr))
     top = np.asarray(num[rows, den.indices]).ravel() if den.nnz else np.zeros(0)
     return sparse.csr_matrix((top / den.data, den.indices, den.indptr), shape=den.shape)
 
-def p_given(ix: CrowdIndex, sqs, r: int):
+# %% ../nbs/10_crowdtruth.ipynb #10077acf
+def p_given(
+    ix: CrowdIndex,  # the crowd's sparse structure
+    sqs,  # SQS per unit
+    r: int,  # annotation code
+):
     "Low-level (a `CrowdIndex`, SQS array): P_r(i|j) for annotation code `r` as a sparse workers x workers matrix, with its denominator (pattern = defined pairs)."
     X = ix.X(r)
     DXT = _scale_rows(X.T.tocsr(), sqs)                            # diag(SQS) X_r^T
@@ -346,25 +432,35 @@ def p_given(ix: CrowdIndex, sqs, r: int):
     num = (X @ DXT).tocsr()
     return _ratio_on(num, den), den
 
-def rqs(ix: CrowdIndex, sqs, wqs, floor: float = TINY, clamp: float = 0.0) -> np.ndarray:
+# %% ../nbs/10_crowdtruth.ipynb #f24e29ef
+def _slot_sums(d: dict, y, wqs, all_defined: bool) -> tuple[float, float]:
+    "Numerator and denominator of RQS for one annotation's slot matrices `d`, with y = SQS(s) WorkVec(j, s)(r) per entry."
+    den, num = d["den"].T @ y, d["num"].T @ y                       # the slots with a numerator
+    if all_defined:
+        d["P"].data = num / den                                     # divided directly (1 / den overflows)
+        den_r = wqs @ (d["all"] @ wqs)
+    else:                                                           # P_r(i|j) defined where den != 0
+        ok = np.r_[den != 0, (d["den_rest"].T @ y) != 0]
+        d["P"].data = np.divide(num, den, out=np.zeros(d["K"]), where=ok[:d["K"]])
+        den_r = wqs @ (sparse.csr_matrix((ok[d["new"]].astype(float), d["all"].indices, d["all"].indptr),
+                                         shape=d["all"].shape) @ wqs)
+    return wqs @ (d["P"] @ wqs), den_r
+
+# %% ../nbs/10_crowdtruth.ipynb #0a0dd81e
+def rqs(
+    ix: CrowdIndex,  # the crowd's sparse structure
+    sqs,  # SQS per unit
+    wqs,  # WQS per worker
+    floor: float = TINY,  # lower bound of RQS (also when no pair defines it)
+    clamp: float = 0.0,  # the reference's floor for the denominator (`TINY`); 0: divide whenever positive
+) -> np.ndarray:
     "Low-level (a `CrowdIndex`, score arrays): RQS (AQS) per annotation, the WQS-weighted mean of P_r(i|j) over ordered worker pairs i != j where it is defined."
     wqs, sqs, L = np.asarray(wqs, float), np.asarray(sqs, float), ix.n_labels
     y_all = sqs[ix.e_unit] * ix.e_val                               # SQS(s) WorkVec(j, s)(r) per entry
     all_defined = not (sqs[ix.n_per_unit > 0] == 0).any()           # then every slot has a denominator > 0
     num_r, den_r = np.zeros(L), np.zeros(L)
     for r, d in enumerate(_rqs_index(ix)):                          # over annotations
-        if not len(d["E"]): continue
-        y = y_all[d["E"]]
-        den, num = d["den"].T @ y, d["num"].T @ y                   # the slots with a numerator
-        if all_defined:
-            d["P"].data = num / den                                 # divided directly (1 / den overflows)
-            den_r[r] = wqs @ (d["all"] @ wqs)
-        else:                                                       # P_r(i|j) defined where den != 0
-            ok = np.r_[den != 0, (d["den_rest"].T @ y) != 0]
-            d["P"].data = np.divide(num, den, out=np.zeros(d["K"]), where=ok[:d["K"]])
-            den_r[r] = wqs @ (sparse.csr_matrix((ok[d["new"]].astype(float), d["all"].indices, d["all"].indptr),
-                                                shape=d["all"].shape) @ wqs)
-        num_r[r] = wqs @ (d["P"] @ wqs)
+        if len(d["E"]): num_r[r], den_r[r] = _slot_sums(d, y_all[d["E"]], wqs, all_defined)
     ok = den_r > clamp                                              # reference: den <= 1e-8 gives the floor
     out = np.where(ok, num_r / np.where(ok, den_r, 1.0), floor)
     return np.maximum(out, floor)
@@ -377,7 +473,12 @@ def _srs_cells(ix: CrowdIndex, wqs, clamp: float = 0.0) -> np.ndarray:
     den = np.bincount(ix.unit, wqs[ix.worker], minlength=ix.n_units)
     return _div(num, den[ix.c_unit], clamp)
 
-def srs(ix: CrowdIndex, wqs, clamp: float = 0.0) -> sparse.csr_matrix:
+# %% ../nbs/10_crowdtruth.ipynb #8d23e811
+def srs(
+    ix: CrowdIndex,  # the crowd's sparse structure
+    wqs,  # WQS per worker
+    clamp: float = 0.0,  # the reference's floor for denominators (`TINY`); 0: exact ratios, 0/0 -> 0
+) -> sparse.csr_matrix:
     "Low-level (a `CrowdIndex`, WQS array): SRS (UAS), the units x annotations WQS-weighted share of the unit's workers that chose each annotation."
     return sparse.csr_matrix((_srs_cells(ix, wqs, clamp), (ix.c_unit, ix.c_lab)), shape=(ix.n_units, ix.n_labels))
 
@@ -391,6 +492,18 @@ class FixedPoint:
     tol: float
 
 # %% ../nbs/10_crowdtruth.ipynb #38b8be89
+def _fp_step(ix: CrowdIndex, w, u, a, closed: bool, weighted: bool, clamp: float) -> tuple:
+    "One simultaneous (Jacobi) iteration from WQS `w`, SQS `u`, RQS `a`: the new WQS, SQS, RQS, WWA and WSA."
+    num_s, den_s, num_p, den_p = _agreement_sums(ix, w, a)      # the pair sums of SQS and WWA, once
+    a_new = rqs(ix, u, w, clamp=clamp) if closed else a
+    u_new = _div(num_s, den_s, clamp)
+    su = u[ix.unit]
+    wwa_ = _div(np.bincount(ix.worker, num_p * su, minlength=ix.n_workers),
+                np.bincount(ix.worker, den_p * su, minlength=ix.n_workers), clamp)
+    wsa_ = wsa(ix, u, a, w if weighted else None, clamp)
+    return wqs(wsa_, wwa_), u_new, a_new, wwa_, wsa_
+
+# %% ../nbs/10_crowdtruth.ipynb #2b62715f
 def fixed_point(
     ix: CrowdIndex,  # the crowd's sparse structure, `CrowdIndex(judgments)`
     closed: bool = True,  # iterate RQS (a closed task); False: RQS stays 1 (open-ended)
@@ -413,14 +526,7 @@ def fixed_point(
     rows, converged = [], False
     with progress_bar(range(max_iter), show=progress, desc="CrowdTruth") as steps:
         for it in steps:
-            num_s, den_s, num_p, den_p = _agreement_sums(ix, w, a)  # the pair sums of SQS and WWA, once
-            a_new = rqs(ix, u, w, clamp=clamp) if closed else a
-            u_new = _div(num_s, den_s, clamp)
-            su = u[ix.unit]
-            wwa_ = _div(np.bincount(ix.worker, num_p * su, minlength=ix.n_workers),
-                        np.bincount(ix.worker, den_p * su, minlength=ix.n_workers), clamp)
-            wsa_ = wsa(ix, u, a, w if weighted else None, clamp)
-            w_new = wqs(wsa_, wwa_)
+            w_new, u_new, a_new, wwa_, wsa_ = _fp_step(ix, w, u, a, closed, weighted, clamp)
             d = dict(wqs=np.abs(w_new - w)[act_w].max(initial=0.0), uqs=np.abs(u_new - u)[act_u].max(initial=0.0),
                      aqs=np.abs(a_new - a).max(initial=0.0))
             d["max"] = max(d.values())
@@ -473,12 +579,14 @@ def _uas_frame(c: dict, key: str, closed: bool) -> pd.DataFrame:
     m[~c["scored"]] = np.nan
     return pd.DataFrame(m, c["units"], c["labels"])
 
+# %% ../nbs/10_crowdtruth.ipynb #79b4b602
 def _cell_dicts(c: dict, key: str) -> list:
     "One dict annotation -> score per unit straight from the cells (sorted by unit, then annotation), no dense table."
     cuts = np.searchsorted(c["unit"], np.arange(len(c["units"]) + 1)).tolist()
     names, vals = np.asarray(c["labels"], dtype=object)[c["label"]].tolist(), np.asarray(c[key]).tolist()
     return [dict(zip(names[a:b], vals[a:b])) for a, b in zip(cuts[:-1], cuts[1:])]
 
+# %% ../nbs/10_crowdtruth.ipynb #7d0d567b
 def _as_dicts(t: pd.DataFrame) -> list:
     "One dict annotation -> score per row of a UAS table, skipping NaN cells."
     m = t.to_numpy()
@@ -488,6 +596,61 @@ def _as_dicts(t: pd.DataFrame) -> list:
     return [dict(zip(labs[a:b], vals[a:b])) for a, b in zip(cuts[:-1], cuts[1:])]
 
 # %% ../nbs/10_crowdtruth.ipynb #1aadca82
+def _run_options(reference, open_ended, progress, tol, max_iter, single, sentvec) -> dict:
+    "`run`'s own options checked, with the defaults of the mode (`reference`) filled in."
+    reference, open_ended = check_bool("reference", reference), check_bool("open_ended", open_ended, True)
+    return dict(reference=reference, open_ended=open_ended, progress=check_bool("progress", progress, True),
+                tol=(1e-3 if reference else 1e-6) if tol is None else check_number("tol", tol, low=0, low_open=True),
+                max_iter=(1000 if reference else 100) if max_iter is None else check_int("max_iter", max_iter),
+                single=check_choice("single", single or ("drop" if reference else "keep"), ("keep", "drop")),
+                sentvec=check_choice("sentvec", sentvec or ("weighted" if reference else "raw"), ("raw", "weighted")))
+
+# %% ../nbs/10_crowdtruth.ipynb #3d67c1c2
+def _check_crowd(J: Judgments, single: str) -> tuple[np.ndarray, np.ndarray]:
+    "Judgments per unit and the units with two or more; errors for repeated (unit, worker) pairs and an all-single crowd, a warning for single units."
+    rep = J.repeated_pairs()                                  # e.g. one judgment per dimension: not one crowd
+    if len(rep):
+        f = J.frame.iloc[rep[0]]
+        raise ValueError(f"CrowdTruth needs one judgment per (unit, worker); judgments at rows {', '.join(map(str, rep[:5]))}"
+                         f"{' ...' if len(rep) > 5 else ''} repeat a (unit, worker) pair (unit={f['unit']!r}, "
+                         f"worker={f['worker']!r})" + ("; run each dimension separately" if "dimension" in J.frame else ""))
+    n_per_unit = np.bincount(J.unit_code, minlength=J.n_units)
+    act_u = n_per_unit > 1
+    if not act_u.any():
+        raise ValueError(f"every unit has a single judgment ({J.n_units} units, {J.n_workers} worker(s)): "
+                         "CrowdTruth agreement needs two or more workers per unit")
+    if not act_u.all():
+        lone = J.units[~act_u]
+        warnings.warn(f"{len(lone)} unit(s) with a single judgment ({', '.join(map(str, lone[:5]))}"
+                      f"{' ...' if len(lone) > 5 else ''}) have no agreement to measure: "
+                      + ("dropped" if single == "drop" else "kept with NaN scores and left out of the other scores"))
+    return n_per_unit, act_u
+
+# %% ../nbs/10_crowdtruth.ipynb #39bdb4c5
+def _unit_tables(J: Judgments, ix: CrowdIndex, fp: FixedPoint, closed: bool, clamp: float, n_per_unit, act_u) -> tuple:
+    "The units table and the cell scores (UAS at the last and the first iteration) of a fixed point."
+    last, first = fp.trace[-1], fp.trace[min(1, len(fp.trace) - 1)]
+    cells = dict(unit=ix.c_unit, label=ix.c_lab, uas=_srs_cells(ix, last["wqs"], clamp),
+                 uas_initial=_srs_cells(ix, np.ones(J.n_workers), clamp), units=J.units, labels=J.labels, scored=act_u)
+    dicts = {k: _as_dicts(_uas_frame(cells, k, True)) if closed else _cell_dicts(cells, k) for k in ("uas", "uas_initial")}
+    nan_u = lambda x: np.where(act_u, x, np.nan)
+    units = pd.DataFrame({"uqs": nan_u(last["uqs"]), "uqs_initial": nan_u(first["uqs"]),
+                          "uas": dicts["uas"], "uas_initial": dicts["uas_initial"], "judgments": n_per_unit}, J.units)
+    return units, cells
+
+# %% ../nbs/10_crowdtruth.ipynb #9e21c983
+def _worker_tables(J: Judgments, ix: CrowdIndex, fp: FixedPoint) -> tuple[pd.DataFrame, pd.DataFrame]:
+    "The workers and annotations tables of a fixed point."
+    last, first = fp.trace[-1], fp.trace[min(1, len(fp.trace) - 1)]
+    nan_w = lambda x: np.where(ix.n_per_worker > 0, x, np.nan)
+    workers = pd.DataFrame({k: nan_w(last[k]) for k in ("wqs", "wwa", "wsa")} |
+                           {k + "_initial": nan_w(first[k]) for k in ("wqs", "wwa", "wsa")} |
+                           {"units": np.bincount(J.worker_code, minlength=J.n_workers)}, J.workers)
+    chosen = np.asarray(J.work_vectors(binary=True).sum(axis=0)).ravel().astype(np.int64)
+    ann = pd.DataFrame({"aqs": last["aqs"], "aqs_initial": first["aqs"], "judgments": chosen}, J.labels)
+    return workers, ann
+
+# %% ../nbs/10_crowdtruth.ipynb #80e5f924
 @delegates(as_judgments, but=["data"])
 def run(
     data,  # the judgments: a `Judgments`, a long DataFrame (one row per judgment) or a CSV path, read by `as_judgments`
@@ -507,54 +670,21 @@ def run(
         from crowdnb.dask import crowdtruth_run
         return crowdtruth_run(data, labels=labels, open_ended=open_ended, reference=reference, tol=tol, max_iter=max_iter,
                               single=single, sentvec=sentvec, progress=progress, **kwargs)
-    reference, open_ended = check_bool("reference", reference), check_bool("open_ended", open_ended, True)
-    progress = check_bool("progress", progress, True)
-    tol = (1e-3 if reference else 1e-6) if tol is None else check_number("tol", tol, low=0, low_open=True)
-    max_iter = (1000 if reference else 100) if max_iter is None else check_int("max_iter", max_iter)
-    single = check_choice("single", single or ("drop" if reference else "keep"), ("keep", "drop"))
-    sentvec = check_choice("sentvec", sentvec or ("weighted" if reference else "raw"), ("raw", "weighted"))
+    o = _run_options(reference, open_ended, progress, tol, max_iter, single, sentvec)
     J = as_judgments(data, labels=labels, **kwargs)
-    rep = J.repeated_pairs()                                  # e.g. one judgment per dimension: not one crowd
-    if len(rep):
-        f = J.frame.iloc[rep[0]]
-        raise ValueError(f"CrowdTruth needs one judgment per (unit, worker); judgments at rows {', '.join(map(str, rep[:5]))}"
-                         f"{' ...' if len(rep) > 5 else ''} repeat a (unit, worker) pair (unit={f['unit']!r}, "
-                         f"worker={f['worker']!r})" + ("; run each dimension separately" if "dimension" in J.frame else ""))
-    closed = J.closed if open_ended is None else not open_ended
-    clamp = TINY if reference else 0.0
-    n_per_unit = np.bincount(J.unit_code, minlength=J.n_units)
-    act_u = n_per_unit > 1
-    if not act_u.any():
-        raise ValueError(f"every unit has a single judgment ({J.n_units} units, {J.n_workers} worker(s)): "
-                         "CrowdTruth agreement needs two or more workers per unit")
-    if not act_u.all():
-        lone = J.units[~act_u]
-        warnings.warn(f"{len(lone)} unit(s) with a single judgment ({', '.join(map(str, lone[:5]))}"
-                      f"{' ...' if len(lone) > 5 else ''}) have no agreement to measure: "
-                      + ("dropped" if single == "drop" else "kept with NaN scores and left out of the other scores"))
-    keep = act_u[J.unit_code]
-    ix = CrowdIndex(J, keep)
-    fp = fixed_point(ix, closed, tol, max_iter, sentvec == "weighted", clamp, progress)
-    last, first = fp.trace[-1], fp.trace[min(1, len(fp.trace) - 1)]
-    act_w = ix.n_per_worker > 0
-    nan_u = lambda x: np.where(act_u, x, np.nan)
-    nan_w = lambda x: np.where(act_w, x, np.nan)
-    cells = dict(unit=ix.c_unit, label=ix.c_lab, uas=_srs_cells(ix, last["wqs"], clamp),
-                 uas_initial=_srs_cells(ix, np.ones(J.n_workers), clamp), units=J.units, labels=J.labels, scored=act_u)
-    dicts = {k: _as_dicts(_uas_frame(cells, k, True)) if closed else _cell_dicts(cells, k) for k in ("uas", "uas_initial")}
-    units = pd.DataFrame({"uqs": nan_u(last["uqs"]), "uqs_initial": nan_u(first["uqs"]),
-                          "uas": dicts["uas"], "uas_initial": dicts["uas_initial"], "judgments": n_per_unit}, J.units)
-    workers = pd.DataFrame({k: nan_w(last[k]) for k in ("wqs", "wwa", "wsa")} |
-                           {k + "_initial": nan_w(first[k]) for k in ("wqs", "wwa", "wsa")} |
-                           {"units": np.bincount(J.worker_code, minlength=J.n_workers)}, J.workers)
-    chosen = np.asarray(J.work_vectors(binary=True).sum(axis=0)).ravel().astype(np.int64)
-    ann = pd.DataFrame({"aqs": last["aqs"], "aqs_initial": first["aqs"], "judgments": chosen}, J.labels)
-    if single == "drop":
-        units, workers = units[act_u], workers[act_w]
+    n_per_unit, act_u = _check_crowd(J, o["single"])
+    closed = J.closed if o["open_ended"] is None else not o["open_ended"]
+    clamp = TINY if o["reference"] else 0.0
+    ix = CrowdIndex(J, act_u[J.unit_code])
+    fp = fixed_point(ix, closed, o["tol"], o["max_iter"], o["sentvec"] == "weighted", clamp, o["progress"])
+    units, cells = _unit_tables(J, ix, fp, closed, clamp, n_per_unit, act_u)
+    workers, ann = _worker_tables(J, ix, fp)
+    if o["single"] == "drop":
+        units, workers = units[act_u], workers[ix.n_per_worker > 0]
         if not closed: ann = ann[np.asarray(ix.V.sum(axis=0)).ravel() > 0]
     axes = dict(wqs=J.workers, wwa=J.workers, wsa=J.workers, uqs=J.units, aqs=J.labels)
     trace = [{k: pd.Series(v, axes[k], name=k) for k, v in t.items()} for t in fp.trace]
-    opts = dict(reference=reference, tol=tol, max_iter=max_iter, single=single, sentvec=sentvec, clamp=clamp)
+    opts = {k: o[k] for k in ("reference", "tol", "max_iter", "single", "sentvec")} | dict(clamp=clamp)
     return CrowdTruthResult(units, workers, ann, fp.history, trace, fp.converged, closed, opts, cells)
 
 # %% ../nbs/10_crowdtruth.ipynb #1e3ac8b5
