@@ -126,7 +126,11 @@ def check_bool(
     raise TypeError(f"{name} must be True or False{' or None' if none_ok else ''}, not {value!r} ({type(value).__name__})")
 
 # %% ../nbs/00_core.ipynb #c8d11f2b
-def group_runs(objective, params, tol: float = 1e-3) -> tuple[np.ndarray, np.ndarray]:
+def group_runs(
+    objective,  # each run's final objective (higher is better)
+    params,  # each run's parameter vector, one row per run
+    tol: float = 1e-3,  # max-abs distance within which two runs count as one optimum
+) -> tuple[np.ndarray, np.ndarray]:
     "Group optimiser runs whose parameters agree within `tol` (max-abs): (representative runs, best first; group of each run)."
     objective = np.asarray(objective, float)
     params = np.asarray(params, float).reshape(len(objective), -1)
@@ -644,7 +648,10 @@ def label_codes(self: Judgments) -> tuple[np.ndarray, np.ndarray]:
 
 # %% ../nbs/00_core.ipynb #894ae002
 @patch
-def work_vectors(self: Judgments, binary: bool = False) -> sparse.csr_matrix:
+def work_vectors(
+    self: Judgments,
+    binary: bool = False,  # clip counts to 0/1 (a label named twice in one answer counts once)
+) -> sparse.csr_matrix:
     "Judgments x labels counts (CrowdTruth's WorkVec), rows aligned with `unit_code`/`worker_code`."
     def make():
         rows, cols = self.label_codes()
@@ -674,7 +681,10 @@ def judgment_workers(self: Judgments) -> sparse.csr_matrix:
 
 # %% ../nbs/00_core.ipynb #cec682b7
 @patch
-def unit_vectors(self: Judgments, binary: bool = False) -> sparse.csr_matrix:
+def unit_vectors(
+    self: Judgments,
+    binary: bool = False,  # sum the 0/1 work vectors instead of the counts
+) -> sparse.csr_matrix:
     "Units x labels sums of the work vectors (CrowdTruth's SentVec); computed once per Judgments (do not modify it)."
     def counts():                           # one bincount over the label occurrences (no judgment-level matrices)
         rows, cols = self.label_codes()
@@ -702,7 +712,10 @@ def repeated_pairs(self: Judgments) -> np.ndarray:
 
 # %% ../nbs/00_core.ipynb #3ca1c81a
 @patch
-def label_matrix(self: Judgments, missing: int = -1) -> np.ndarray:
+def label_matrix(
+    self: Judgments,
+    missing: int = -1,  # the entry where a worker did not judge a unit (must not be a label code)
+) -> np.ndarray:
     "Dense units x workers matrix of label codes (index into `labels`), `missing` where not judged."
     if self.multi_label:
         rows = np.unique(self.label_codes()[0], return_counts=True)
@@ -781,7 +794,10 @@ def write_csv(
     return p
 
 # %% ../nbs/00_core.ipynb #d2aaa316
-def loop_design(n_annotators: int = 8, group_size: int = 3) -> np.ndarray:
+def loop_design(
+    n_annotators: int = 8,  # number of annotators, in a loop
+    group_size: int = 3,  # consecutive annotators per group
+) -> np.ndarray:
     "Groups of the loop design: row g holds annotators g, g+1, ..., g+group_size-1 (mod n), 0-based."
     if not (isinstance(n_annotators, Integral) and isinstance(group_size, Integral)):
         raise TypeError("n_annotators and group_size must be integers")
@@ -790,7 +806,11 @@ def loop_design(n_annotators: int = 8, group_size: int = 3) -> np.ndarray:
     return (np.arange(n_annotators)[:, None] + np.arange(group_size)[None, :]) % n_annotators
 
 # %% ../nbs/00_core.ipynb #b3a76baf
-def design_matrix(n_items: int, groups=None, seed=None) -> tuple[np.ndarray, np.ndarray]:
+def design_matrix(
+    n_items: int,  # number of items to assign
+    groups=None,  # groups x members array of annotator indices (default: `loop_design()`)
+    seed=None,  # int, None or numpy Generator
+) -> tuple[np.ndarray, np.ndarray]:
     "Assign `n_items` to the `groups` (default: `loop_design()`) in near-equal numbers at random; returns (group of each item, items x annotators bool mask)."
     groups = loop_design() if groups is None else np.asarray(groups)
     if n_items < 1: raise ValueError("n_items must be at least 1")
@@ -811,17 +831,58 @@ class Simulation:
     difficulty: pd.Series      # per unit: planted difficulty d_s
     labels: list               # the label set
 
-# %% ../nbs/00_core.ipynb #7b85d2bb
-def simulate_crowd(n_units: int = 200, n_workers: int = 30, n_labels: int = 4, workers_per_unit: int = 7,
-                   spammer_fraction: float = 0.2, quality=(8.0, 2.0), difficulty=(1.0, 6.0), prevalence=None,
-                   multi_label: bool = False, label_density: float = 0.3, spammer_style: str = "random",
-                   seed=None) -> Simulation:
-    "Simulate a crowd with planted worker qualities (Beta `quality`), spammers and unit difficulties (Beta `difficulty`)."
+# %% ../nbs/00_core.ipynb #a7a57b02
+def _check_crowd(n_units, n_workers, n_labels, workers_per_unit, spammer_fraction, spammer_style):
+    "Raise a `ValueError` for a crowd that cannot be simulated."
     if not 1 <= workers_per_unit <= n_workers:
         raise ValueError(f"workers_per_unit must be between 1 and n_workers={n_workers}, got {workers_per_unit}")
     if n_labels < 2: raise ValueError("n_labels must be at least 2")
     if not 0 <= spammer_fraction <= 1: raise ValueError("spammer_fraction must be in [0, 1]")
     if spammer_style not in ("random", "constant"): raise ValueError("spammer_style must be 'random' or 'constant'")
+
+# %% ../nbs/00_core.ipynb #3c134de5
+def _single_label_answers(rng, n_units, u, w, p, spam, prev, label_density, spammer_style, L):
+    "Answers and truth of a single-label crowd: judgment k is by worker w[k] on unit u[k], right with probability p[k]."
+    n_workers, n_labels = len(spam), len(L)
+    t = rng.choice(n_labels, n_units, p=prev)
+    ans = np.where(rng.random(len(u)) < p, t[u], rng.integers(0, n_labels, len(u)))
+    if spammer_style == "constant":
+        fav = rng.integers(0, n_labels, n_workers)
+        ans = np.where(spam[w], fav[w], ans)
+    return L[ans], L[t]
+
+# %% ../nbs/00_core.ipynb #40d708f6
+def _multi_label_answers(rng, n_units, u, w, p, spam, prev, label_density, spammer_style, L):
+    "`|`-joined answers and truth of a multi-label crowd: each label true with probability `label_density`, at least one."
+    n_workers, n_labels = len(spam), len(L)
+    T = rng.random((n_units, n_labels)) < label_density
+    T[np.arange(n_units), rng.integers(0, n_labels, n_units)] |= ~T.any(axis=1)
+    tick = np.where(T[u], rng.random((len(u), n_labels)) < (p + (1 - p) * label_density)[:, None],
+                    rng.random((len(u), n_labels)) < ((1 - p) * label_density)[:, None])
+    if spammer_style == "constant":
+        fav = rng.integers(0, n_labels, n_workers)
+        tick[spam[w]] = np.eye(n_labels, dtype=bool)[fav[w[spam[w]]]]
+    none = ~tick.any(axis=1)
+    tick[none, rng.integers(0, n_labels, none.sum())] = True
+    return np.array(["|".join(L[row]) for row in tick]), np.array(["|".join(L[row]) for row in T])
+
+# %% ../nbs/00_core.ipynb #7b85d2bb
+def simulate_crowd(
+    n_units: int = 200,  # number of units (items)
+    n_workers: int = 30,  # number of workers
+    n_labels: int = 4,  # number of labels, named L0, L1, ...
+    workers_per_unit: int = 7,  # distinct workers judging each unit
+    spammer_fraction: float = 0.2,  # share of workers who are spammers (quality 0)
+    quality=(8.0, 2.0),  # Beta parameters of the worker qualities q_i
+    difficulty=(1.0, 6.0),  # Beta parameters of the unit difficulties d_s
+    prevalence=None,  # probabilities of the true labels (default: uniform)
+    multi_label: bool = False,  # each unit has a set of true labels, each answer a set of ticks
+    label_density: float = 0.3,  # multi-label: chance rho that a label is true (and a spammer ticks it)
+    spammer_style: str = "random",  # spammers answer at 'random' or always give the same label ('constant')
+    seed=None,  # int, None or numpy Generator
+) -> Simulation:
+    "Simulate a crowd with planted worker qualities (Beta `quality`), spammers and unit difficulties (Beta `difficulty`)."
+    _check_crowd(n_units, n_workers, n_labels, workers_per_unit, spammer_fraction, spammer_style)
     rng = as_rng(seed)
     labels = [f"L{k}" for k in range(n_labels)]
     prev = np.full(n_labels, 1 / n_labels) if prevalence is None else np.asarray(prevalence, float)
@@ -836,27 +897,8 @@ def simulate_crowd(n_units: int = 200, n_workers: int = 30, n_labels: int = 4, w
     who = np.argsort(rng.random((n_units, n_workers)), axis=1)[:, :workers_per_unit]
     u = np.repeat(np.arange(n_units), workers_per_unit); w = who.ravel()
     p = q[w] * (1 - d[u])
-    if not multi_label:
-        t = rng.choice(n_labels, n_units, p=prev)
-        ans = np.where(rng.random(len(u)) < p, t[u], rng.integers(0, n_labels, len(u)))
-        if spammer_style == "constant":
-            fav = rng.integers(0, n_labels, n_workers)
-            ans = np.where(spam[w], fav[w], ans)
-        lab = np.asarray(labels)[ans]
-        truth = np.asarray(labels)[t]
-    else:
-        T = rng.random((n_units, n_labels)) < label_density
-        T[np.arange(n_units), rng.integers(0, n_labels, n_units)] |= ~T.any(axis=1)
-        tick = np.where(T[u], rng.random((len(u), n_labels)) < (p + (1 - p) * label_density)[:, None],
-                        rng.random((len(u), n_labels)) < ((1 - p) * label_density)[:, None])
-        if spammer_style == "constant":
-            fav = rng.integers(0, n_labels, n_workers)
-            tick[spam[w]] = np.eye(n_labels, dtype=bool)[fav[w[spam[w]]]]
-        none = ~tick.any(axis=1)
-        tick[none, rng.integers(0, n_labels, none.sum())] = True
-        L = np.asarray(labels)
-        lab = np.array(["|".join(L[row]) for row in tick])
-        truth = np.array(["|".join(L[row]) for row in T])
+    draw = _multi_label_answers if multi_label else _single_label_answers
+    lab, truth = draw(rng, n_units, u, w, p, spam, prev, label_density, spammer_style, np.asarray(labels))
     units = pd.Index([f"u{s}" for s in range(n_units)], name="unit")
     workers = pd.Index([f"w{i}" for i in range(n_workers)], name="worker")
     df = pd.DataFrame({"unit": units[u], "worker": workers[w], "label": lab})
