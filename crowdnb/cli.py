@@ -36,7 +36,9 @@ def _subcommand(add):
 # %% ../nbs/90_cli.ipynb #45ebb5da
 class _Formatter(argparse.RawDescriptionHelpFormatter):
     "Wrap descriptions line by line but keep example lines (indented) as written; wider option column."
-    def __init__(self, prog): super().__init__(prog, max_help_position=32)
+    def __init__(self,
+                 prog):  # the program name, as argparse passes it
+        super().__init__(prog, max_help_position=32)
     def _fill_text(self, text, width, indent):
         return "\n".join(indent + line if line.startswith("  ") or not line else
                          textwrap.fill(line, width, initial_indent=indent, subsequent_indent=indent)
