@@ -203,16 +203,19 @@ def as_patterns(
 
 # %% ../nbs/31_model_b.ipynb #7eea7182
 def _simplex(a, name, axis=-1):
+    "`a` as a float array, checked to be finite, non-negative and to sum to 1 along `axis`."
     a = np.array(a, dtype=float)
     if np.any(~np.isfinite(a)) or np.any(a < 0): raise ValueError(f"{name} must be finite and non-negative")
     s = a.sum(axis)
     if not np.allclose(s, 1, atol=1e-8): raise ValueError(f"{name} must sum to 1 along its last axis (sums {np.round(s, 6).tolist()})")
     return a
 
+# %% ../nbs/31_model_b.ipynb #4d8b7cbc
 def _items(p, post, gamma):
     "Per-item rows of a per-pattern array; items nobody annotated (inverse -1) get the prior γ."
     return post if p.inverse is None else np.vstack([post, gamma])[p.inverse]
 
+# %% ../nbs/31_model_b.ipynb #a6db30e1
 def _loglam(lam):
     "(annotators*values) x classes matrix of log λ: row x*M+v, column ψ = log λ^(x)_{v|ψ}."
     return _log(lam.transpose(0, 2, 1).reshape(-1, lam.shape[1]))
@@ -224,11 +227,14 @@ def _log(a):
     a = np.asarray(a, float)
     return np.log(a, out=np.full(a.shape, _NEG), where=a > 0)   # no errstate context: it costs more than the log of a small array
 
+# %% ../nbs/31_model_b.ipynb #6f1ace41
 def _total(counts, norm):
     "Σ counts · log P(pattern), -inf when some observed pattern is impossible."
     return -np.inf if norm.min() < -1e250 else float((counts * norm).sum())   # every pattern kept has count > 0 (no BLAS: pairwise sum)
 
+# %% ../nbs/31_model_b.ipynb #41a6a705
 def _log_joint(p, loggamma, loglam):
+    "Patterns x classes log joint (eq. 33): the one-hot patterns times log λ, plus log γ."
     return p.mat @ loglam + loggamma
 
 def _lse(a, normalise=False):
@@ -385,6 +391,7 @@ def _loglam_b(L):
     S, J, M, _ = L.shape
     return _log(L.transpose(1, 3, 0, 2).reshape(J * M, S * M))
 
+# %% ../nbs/31_model_b.ipynb #0712593b
 def _last(op, a):
     "`op` reduced over the short last axis of `a`, kept as length 1: a loop over the classes, each step one pass over the rest (numpy's own reduction over a short last axis is ~10x slower)."
     if a.shape[-1] > 64: return op.reduce(a, axis=-1, keepdims=True)
@@ -393,6 +400,7 @@ def _last(op, a):
     for c in range(1, b.shape[1]): op(out, b[:, c], out=out)
     return out.reshape(a.shape[:-1] + (1,))
 
+# %% ../nbs/31_model_b.ipynb #15c57d59
 def _e_batch(p, G, L, eps=0.0, votes=None, weighted=True):
     "Posteriors (patterns, S, M) — times the pattern counts when `weighted` — and log L (S,) of S parameter sets at once."
     P, (S, M) = p.n_patterns, G.shape
@@ -414,6 +422,7 @@ def _e_batch(p, G, L, eps=0.0, votes=None, weighted=True):
     post = np.exp(num - den)
     return (post * p.counts[:, None, None] if weighted else post), ll
 
+# %% ../nbs/31_model_b.ipynb #edd38b11
 def _m_batch(p, W, prior_gamma=0.0, prior_lam=0.0):
     "γ (S, M) and Λ (S, J, M, M) of S starts from their count-weighted posteriors W (patterns, S, M) (eqs. 48 corrected, 50)."
     P, S, M = W.shape
@@ -426,6 +435,7 @@ def _m_batch(p, W, prior_gamma=0.0, prior_lam=0.0):
     L = np.divide(n, tot, out=np.full(n.shape, 1.0 / M), where=tot > 0)
     return G, L
 
+# %% ../nbs/31_model_b.ipynb #8362e8ef
 def _log_prior_b(G, L, prior_gamma, prior_lam):
     "Σ (α-1) log θ of S parameter sets (0 where the pseudo-count is 0)."
     if prior_gamma is None: return np.zeros(len(G))              # None: no prior (checked once per run, not per step)
@@ -539,6 +549,26 @@ def _em_loop(p, G, L, eps=0.0, votes=None, tol=1e-10, max_iter=100_000, accelera
             act, G, L, it, amax = act[~stop], G[~stop], L[~stop], it[~stop], amax[~stop]
     return out_G, out_L, n_it, conv, hist
 
+# %% ../nbs/31_model_b.ipynb #f2f4c9b5
+def _em_init(p, init, votes, prior_gamma, prior_lam):
+    "The starting γ and Λ of `em` from `init`: a ModelBParams, 'vote' (M step on the vote shares) or an items x classes posterior."
+    if isinstance(init, ModelBParams):
+        if init.lam.shape != (p.n_annotators, p.n_values, p.n_values):
+            raise ValueError(f"init has shape {init.lam.shape}, the data need {(p.n_annotators, p.n_values, p.n_values)}")
+        return init.gamma, init.lam
+    if isinstance(init, str):
+        if init != "vote": raise ValueError(f"init must be 'vote', a ModelBParams or a posterior array, not {init!r}")
+        post = votes / votes.sum(1, keepdims=True)
+    else:
+        post = np.asarray(init, float)
+        n = p.n_patterns if p.inverse is None else len(p.inverse)
+        if post.shape != (n, p.n_values): raise ValueError(f"init posterior must have shape {(n, p.n_values)}, got {post.shape}")
+        if p.inverse is not None:   # average the given item posteriors within each pattern
+            ok = np.flatnonzero(p.inverse >= 0)
+            agg = sparse.csr_matrix((np.ones(len(ok)), (p.inverse[ok], ok)), shape=(p.n_patterns, len(p.inverse)))
+            post = (agg @ post) / np.asarray(agg.sum(axis=1))
+    return _m_step(p, post, prior_gamma, prior_lam)
+
 # %% ../nbs/31_model_b.ipynb #59f7cde3
 @delegates(as_judgments, but=["data", "labels"])
 def em(
@@ -560,23 +590,7 @@ def em(
     max_iter = check_int("max_iter", max_iter)
     p = as_patterns(data, missing, labels, n_annotators, **kwargs)
     votes = p.votes() if eps > 0 or (isinstance(init, str) and init == "vote") else None
-    if isinstance(init, ModelBParams):
-        if init.lam.shape != (p.n_annotators, p.n_values, p.n_values):
-            raise ValueError(f"init has shape {init.lam.shape}, the data need {(p.n_annotators, p.n_values, p.n_values)}")
-        gamma, lam = init.gamma, init.lam
-    else:
-        if isinstance(init, str):
-            if init != "vote": raise ValueError(f"init must be 'vote', a ModelBParams or a posterior array, not {init!r}")
-            post = votes / votes.sum(1, keepdims=True)
-        else:
-            post = np.asarray(init, float)
-            n = p.n_patterns if p.inverse is None else len(p.inverse)
-            if post.shape != (n, p.n_values): raise ValueError(f"init posterior must have shape {(n, p.n_values)}, got {post.shape}")
-            if p.inverse is not None:   # average the given item posteriors within each pattern
-                ok = np.flatnonzero(p.inverse >= 0)
-                agg = sparse.csr_matrix((np.ones(len(ok)), (p.inverse[ok], ok)), shape=(p.n_patterns, len(p.inverse)))
-                post = (agg @ post) / np.asarray(agg.sum(axis=1))
-        gamma, lam = _m_step(p, post, prior_gamma, prior_lam)
+    gamma, lam = _em_init(p, init, votes, prior_gamma, prior_lam)
     with _one_thread(p):
         G, L, n_it, conv, hist = _em_loop(p, gamma[None], lam[None], eps, votes, tol, max_iter, accelerate,
                                           prior_gamma, prior_lam, history=True)
@@ -610,11 +624,35 @@ def _free(model):
 
 # %% ../nbs/31_model_b.ipynb #01562244
 def _unpack(z, j, m):
+    "γ and Λ from the free softmax logits `z` (one logit per simplex fixed at 0)."
     zg = np.concatenate([[0.0], z[:m - 1]])
     zl = np.concatenate([np.zeros((j, m, 1)), z[m - 1:].reshape(j, m, m - 1)], axis=2)
     g = np.exp(zg - zg.max()); l = np.exp(zl - zl.max(2, keepdims=True))   # softmax, without logsumexp's overhead
     return g / g.sum(), l / l.sum(2, keepdims=True)
 
+# %% ../nbs/31_model_b.ipynb #930e41b4
+def _anneal_objective(p, prior_gamma, prior_lam):
+    "−(log L + log prior) over the softmax logits of `_unpack`, and its gradient: the pair (fun, jac) for `dual_annealing`."
+    j, m = p.n_annotators, p.n_values
+    last = {}
+    def stats(z):   # one E step serves both the value and the gradient at the same point (L-BFGS asks for both)
+        if last.get("z") is None or not np.array_equal(last["z"], z):
+            g, l = _unpack(z, j, m)
+            wpost, ll = _e_batch(p, g[None], l[None])
+            last.update(z=z.copy(), g=g, l=l, wpost=wpost[:, 0], ll=float(ll[0]) + _log_prior(g, l, prior_gamma, prior_lam))
+        return last
+    def fun(z):
+        return -stats(z)["ll"]
+    def jac(z):
+        s = stats(z); g, l, wpost = s["g"], s["l"], s["wpost"]
+        ng = wpost.sum(axis=0) + prior_gamma
+        nl = (p.mat_t @ wpost).reshape(j, m, m).transpose(0, 2, 1) + prior_lam
+        gg = ng - g * ng.sum()
+        gl = nl - l * nl.sum(2, keepdims=True)
+        return -np.concatenate([gg[1:], gl[..., 1:].ravel()])
+    return fun, jac
+
+# %% ../nbs/31_model_b.ipynb #dcb9fa7b
 @delegates(as_judgments, but=["data", "labels"])
 def anneal(
     data,  # what `as_patterns` takes: judgments, a matrix, pattern counts or `Patterns`
@@ -635,22 +673,7 @@ def anneal(
     rng = as_rng(seed)
     p = as_patterns(data, missing, labels, n_annotators, **kwargs)
     j, m = p.n_annotators, p.n_values
-    last = {}
-    def stats(z):   # one E step serves both the value and the gradient at the same point (L-BFGS asks for both)
-        if last.get("z") is None or not np.array_equal(last["z"], z):
-            g, l = _unpack(z, j, m)
-            wpost, ll = _e_batch(p, g[None], l[None])
-            last.update(z=z.copy(), g=g, l=l, wpost=wpost[:, 0], ll=float(ll[0]) + _log_prior(g, l, prior_gamma, prior_lam))
-        return last
-    def fun(z):
-        return -stats(z)["ll"]
-    def jac(z):
-        s = stats(z); g, l, wpost = s["g"], s["l"], s["wpost"]
-        ng = wpost.sum(axis=0) + prior_gamma
-        nl = (p.mat_t @ wpost).reshape(j, m, m).transpose(0, 2, 1) + prior_lam
-        gg = ng - g * ng.sum()
-        gl = nl - l * nl.sum(2, keepdims=True)
-        return -np.concatenate([gg[1:], gl[..., 1:].ravel()])
+    fun, jac = _anneal_objective(p, prior_gamma, prior_lam)
     dim = (m - 1) + j * m * (m - 1)
     with _one_thread(p):   # L-BFGS-B's small LAPACK calls: on a busy machine BLAS threads cost 100x the work
         res = optimize.dual_annealing(fun, [(-bound, bound)] * dim, maxiter=max_iter, rng=rng,
@@ -699,11 +722,29 @@ class FitB:
         m = self.models[0]
         return m.permute(best_permutation(m))
 
+# %% ../nbs/31_model_b.ipynb #e7e6250c
 def _smoothed(p, start, eps, tol, max_iter, accelerate=False, **kw):
     "The seed's schedule: EM smoothed by eq. 52 with `eps` to convergence, then plain EM (eps = 0) to convergence."
     first = em(p, init=start, eps=eps, tol=tol, max_iter=max_iter, **kw)
     return em(p, init=first.model, eps=0.0, tol=tol, max_iter=max_iter, accelerate=accelerate, **kw)
 
+# %% ../nbs/31_model_b.ipynb #bd133fd7
+def _fit_runs(p, method, n_starts, init, rng, progress, eps, tol, max_iter, accelerate, anneal_kw, kw):
+    "(log L, model) and (iterations, convergence) of every start of `fit`."
+    runs, iters = [], []
+    if method == "anneal":
+        for s in progress_bar(range(n_starts), show=progress, desc="model B anneal"):
+            r = anneal(p, seed=rng, **kw, **(anneal_kw or {}))
+            runs.append((r.log_lik, r.model)); iters.append((r.n_iter, r.converged))
+    else:   # the starts in the order of the random stream, then run side by side
+        starts = ["vote" if s == 0 and init == "vote" else random_model(p.n_annotators, p.n_values, seed=rng, labels=p.values)
+                  for s in range(n_starts)]
+        with progress_bar(show=progress, total=n_starts, desc=f"model B {method}") as bar:
+            for ll, model, n_it, conv in _em_starts(p, starts, method, eps, tol, max_iter, accelerate, bar=bar, **kw):
+                runs.append((ll, model)); iters.append((n_it, conv))
+    return runs, iters
+
+# %% ../nbs/31_model_b.ipynb #227c9a19
 @delegates(as_judgments, but=["data", "labels"])
 def fit(
     data,  # what `as_patterns` takes: judgments, a matrix, pattern counts or `Patterns`
@@ -733,17 +774,7 @@ def fit(
     rng = as_rng(seed)
     p = as_patterns(data, missing, labels, n_annotators, **kwargs)
     kw = dict(prior_gamma=prior_gamma, prior_lam=prior_lam)
-    runs, iters = [], []
-    if method == "anneal":
-        for s in progress_bar(range(n_starts), show=progress, desc="model B anneal"):
-            r = anneal(p, seed=rng, **kw, **(anneal_kw or {}))
-            runs.append((r.log_lik, r.model)); iters.append((r.n_iter, r.converged))
-    else:   # the starts in the order of the random stream, then run side by side
-        starts = ["vote" if s == 0 and init == "vote" else random_model(p.n_annotators, p.n_values, seed=rng, labels=p.values)
-                  for s in range(n_starts)]
-        with progress_bar(show=progress, total=n_starts, desc=f"model B {method}") as bar:
-            for ll, model, n_it, conv in _em_starts(p, starts, method, eps, tol, max_iter, accelerate, bar=bar, **kw):
-                runs.append((ll, model)); iters.append((n_it, conv))
+    runs, iters = _fit_runs(p, method, n_starts, init, rng, progress, eps, tol, max_iter, accelerate, anneal_kw, kw)
     table, models = _optima(runs, atol, workers)
     n_iter, converged = np.array(iters).T
     return FitB(table, models, pd.DataFrame({"log_lik": [r[0] for r in runs], "n_iter": n_iter.astype(int),
