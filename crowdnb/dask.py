@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
+from fastcore.basics import patch
 from fastcore.meta import delegates
 from scipy import sparse
 
@@ -184,25 +185,75 @@ class DaskJudgments:
     spec: dict = field(repr=False)   # the column of each role
     opts: dict = field(repr=False)   # the validation options (sep, labels, empty, none_token, duplicates)
 
-    @property
-    def n_workers(self): return len(self.workers)
-    @property
-    def n_labels(self): return len(self.labels)
-    @property
-    def npartitions(self): return self.frame.npartitions
+# %% ../nbs/01_dask.ipynb #63c1dd1c
+@patch(as_prop=True)
+def n_workers(self: DaskJudgments):
+    "Number of workers."
+    return len(self.workers)
 
-    def __repr__(self):
-        return (f"DaskJudgments({self.n_rows} rows in {self.npartitions} partitions by unit, {self.n_workers} workers, "
-                f"{self.n_labels} labels, {'closed' if self.closed else 'open'})")
+# %% ../nbs/01_dask.ipynb #74939067
+@patch(as_prop=True)
+def n_labels(self: DaskJudgments):
+    "Number of labels in the label set."
+    return len(self.labels)
 
-    def parts(self) -> list:
-        "Delayed encoded partitions, one per partition of `frame` (lazy: nothing runs until an analysis computes them)."
-        args = (self.spec, self.opts, self.workers, self.labels, self.closed)
-        return [delayed(_encode, pure=True)(d, *args) for d in self.frame.to_delayed()]
+# %% ../nbs/01_dask.ipynb #516a8525
+@patch(as_prop=True)
+def npartitions(self: DaskJudgments):
+    "Number of partitions of the shuffled frame."
+    return self.frame.npartitions
 
-    def persist(self) -> "DaskJudgments":
-        "The same judgments with the shuffled frame persisted in the cluster's memory: later analyses skip the read and the shuffle."
-        return replace(self, frame=self.frame.persist())
+# %% ../nbs/01_dask.ipynb #94bf31fa
+@patch
+def __repr__(self: DaskJudgments):
+    return (f"DaskJudgments({self.n_rows} rows in {self.npartitions} partitions by unit, {self.n_workers} workers, "
+            f"{self.n_labels} labels, {'closed' if self.closed else 'open'})")
+
+# %% ../nbs/01_dask.ipynb #78a3e457
+@patch
+def parts(self: DaskJudgments) -> list:
+    "Delayed encoded partitions, one per partition of `frame` (lazy: nothing runs until an analysis computes them)."
+    args = (self.spec, self.opts, self.workers, self.labels, self.closed)
+    return [delayed(_encode, pure=True)(d, *args) for d in self.frame.to_delayed()]
+
+# %% ../nbs/01_dask.ipynb #9e404898
+@patch
+def persist(self: DaskJudgments) -> "DaskJudgments":
+    "The same judgments with the shuffled frame persisted in the cluster's memory: later analyses skip the read and the shuffle."
+    return replace(self, frame=self.frame.persist())
+
+# %% ../nbs/01_dask.ipynb #7cccb18b
+def _dask_columns(data, given: dict) -> dict:
+    "The column of each role in a dask DataFrame (as `as_judgments` finds it), its columns checked: none repeated, none missing."
+    cols = list(data.columns)
+    dup = sorted({c for c in cols if cols.count(c) > 1})
+    if dup: raise ValueError(f"the dask DataFrame repeats the column name(s) {dup}; every column needs its own name")
+    spec = _columns(data._meta, given | dict(delimiter=","))
+    missing = [f"{k}={v!r}" for k, v in spec.items() if v is not None and v not in cols]
+    if missing: raise ValueError(f"the dask DataFrame lacks the column(s) {', '.join(missing)}; its columns are {list(map(str, cols))}")
+    return spec
+
+# %% ../nbs/01_dask.ipynb #9799be92
+def _agree_codes(data, spec: dict, opts: dict) -> tuple[pd.Index, pd.Index, int]:
+    "Pass 1: every partition validated where it is; (workers, sorted; the label set; the rows) agreed from the scans."
+    scans = [delayed(_scan, pure=True)(d, i, spec, opts) for i, d in enumerate(data.to_delayed())]
+    s = dask.compute(_reduce(scans, _merge_scans))[0]
+    if s["rows"] == 0:
+        raise ValueError(f"label column {spec['label']!r}: every answer is empty" if opts["empty"] == "drop" and len(data.columns)
+                         else "judgments are empty: the dask DataFrame has no rows")
+    workers = pd.Index(s["workers"]).sort_values(); workers.name = "worker"
+    labels = opts["labels"]
+    if labels is None: lab = pd.Index(sorted(s["labels"]))
+    else: lab = pd.Index(list(labels) + [x for x in s["labels"] if x not in set(labels)])   # + the none_token of empty='label'
+    lab.name = "label"
+    return workers, lab, int(s["rows"])
+
+# %% ../nbs/01_dask.ipynb #97bd7105
+def _shuffle_by_unit(data, u: str, npartitions: int | None):
+    "The dask DataFrame shuffled (lazily) on its canonical unit ids in column `u`: every unit's judgments in one partition."
+    keyed = data.assign(**{u: data.map_partitions(_unit_key, u, meta=(u, _unit_key(data._meta, u).dtype))})
+    method = None if _client() is not None else (dask.config.get("dataframe.shuffle.method", None) or "tasks")
+    return keyed.shuffle(on=u, npartitions=npartitions or data.npartitions, shuffle_method=method)
 
 # %% ../nbs/01_dask.ipynb #a9a210ce
 def judgments(
@@ -236,30 +287,11 @@ def judgments(
     check_choice("format", format, tuple(FORMATS) + ("auto",))
     check_choice("empty", empty, ("error", "drop", "label")); check_choice("duplicates", duplicates, ("error", "last", "count"))
     if npartitions is not None: npartitions = check_int("npartitions", npartitions)
-    cols = list(data.columns)
-    dup = sorted({c for c in cols if cols.count(c) > 1})
-    if dup: raise ValueError(f"the dask DataFrame repeats the column name(s) {dup}; every column needs its own name")
-    spec = _columns(data._meta, given | dict(delimiter=","))
-    missing = [f"{k}={v!r}" for k, v in spec.items() if v is not None and v not in cols]
-    if missing: raise ValueError(f"the dask DataFrame lacks the column(s) {', '.join(missing)}; its columns are {list(map(str, cols))}")
+    spec = _dask_columns(data, given)
     opts = {k: given[k] for k in ("sep", "labels", "empty", "none_token", "duplicates")}
     data = data[list(dict.fromkeys(v for v in spec.values() if v is not None))]
-    # pass 1: validate every partition where it is; agree the worker and label codes
-    scans = [delayed(_scan, pure=True)(d, i, spec, opts) for i, d in enumerate(data.to_delayed())]
-    s = dask.compute(_reduce(scans, _merge_scans))[0]
-    if s["rows"] == 0:
-        raise ValueError(f"label column {spec['label']!r}: every answer is empty" if empty == "drop" and len(data.columns)
-                         else "judgments are empty: the dask DataFrame has no rows")
-    workers = pd.Index(s["workers"]).sort_values(); workers.name = "worker"
-    if labels is None: lab = pd.Index(sorted(s["labels"]))
-    else: lab = pd.Index(list(labels) + [x for x in s["labels"] if x not in set(labels)])   # + the none_token of empty='label'
-    lab.name = "label"
-    # the shuffle (lazy): every unit's judgments in one partition
-    u = spec["unit"]
-    keyed = data.assign(**{u: data.map_partitions(_unit_key, u, meta=(u, _unit_key(data._meta, u).dtype))})
-    method = None if _client() is not None else (dask.config.get("dataframe.shuffle.method", None) or "tasks")
-    frame = keyed.shuffle(on=u, npartitions=npartitions or data.npartitions, shuffle_method=method)
-    return DaskJudgments(frame, workers, lab, labels is not None, int(s["rows"]), spec, opts)
+    workers, lab, rows = _agree_codes(data, spec, opts)
+    return DaskJudgments(_shuffle_by_unit(data, spec["unit"], npartitions), workers, lab, labels is not None, rows, spec, opts)
 
 # %% ../nbs/01_dask.ipynb #43be5bc9
 def _persist(c, items: list) -> list:
@@ -565,6 +597,70 @@ class DaskCrowdTruthResult(CrowdTruthResult):
         w = self.cells["wqs"] if key == "uas" else np.ones(len(self.cells["wqs"]))
         return _from_parts(c, _persist(c, _map(c, _ct_uas, self.cells["states"], w, self.cells["cfg"])))
 
+# %% ../nbs/01_dask.ipynb #a583dfe9
+def _ct_options(reference: bool, tol, max_iter, single, sentvec) -> tuple:
+    "(tol, max_iter, single, sentvec) checked, each None replaced by the default of the mode (`reference` or not)."
+    tol = (1e-3 if reference else 1e-6) if tol is None else check_number("tol", tol, low=0, low_open=True)
+    max_iter = (1000 if reference else 100) if max_iter is None else check_int("max_iter", max_iter)
+    single = check_choice("single", single or ("drop" if reference else "keep"), ("keep", "drop"))
+    sentvec = check_choice("sentvec", sentvec or ("weighted" if reference else "raw"), ("raw", "weighted"))
+    return tol, max_iter, single, sentvec
+
+# %% ../nbs/01_dask.ipynb #c68f297f
+def _ct_check_units(s: dict, W: int, single: str):
+    "From the summed `_ct_summary` `s`: an error when every unit has one judgment, a warning naming a few lone units."
+    if s["active"] == 0:
+        raise ValueError(f"every unit has a single judgment ({s['units']} units, {W} worker(s)): "
+                         "CrowdTruth agreement needs two or more workers per unit")
+    if s["lone"]:
+        ids = sorted(s["lone_ids"])[:5]
+        warnings.warn(f"{s['lone']} unit(s) with a single judgment ({', '.join(map(str, ids))}"
+                      f"{' ...' if s['lone'] > 5 else ''}) have no agreement to measure: "
+                      + ("dropped" if single == "drop" else "kept with NaN scores and left out of the other scores"))
+
+# %% ../nbs/01_dask.ipynb #e6943129
+def _ct_loop(c, states: list, cfg, closed: bool, clamp: float, act_w, W: int, L: int, tol: float, max_iter: int, progress) -> tuple:
+    "The CrowdTruth iterations from all ones: (the partitions' final states, the per-worker and per-label trace, history rows, converged)."
+    w, a = np.ones(W), np.ones(L)
+    trace = [dict(wqs=w, aqs=a, wwa=w, wsa=w)]
+    rows, converged = [], False
+    with progress_bar(range(max_iter), show=progress, desc="CrowdTruth (dask)") as steps:
+        for it in steps:
+            states, t = _step(c, states, _ct_iterate, w, a, cfg)
+            a_new = rqs_from_sums(t["rqs_num"], t["rqs_den"], w, clamp=clamp) if closed else a
+            wwa_, wsa_ = _div(t["wwa_num"], t["wwa_den"], clamp), _div(t["wsa_num"], t["wsa_den"], clamp)
+            w_new = wsa_ * wwa_
+            d = dict(wqs=np.abs(w_new - w)[act_w].max(initial=0.0), uqs=t["max_du"], aqs=np.abs(a_new - a).max(initial=0.0))
+            d["max"] = max(d.values())
+            rows.append(d)
+            w, a = w_new, a_new
+            trace.append(dict(wqs=w, aqs=a, wwa=wwa_, wsa=wsa_))
+            if d["max"] < tol: converged = True; break
+    if not converged:
+        warnings.warn(f"CrowdTruth scores did not converge in {max_iter} iterations (last change {rows[-1]['max']:.2e} >= tol {tol})")
+    return states, trace, rows, converged
+
+# %% ../nbs/01_dask.ipynb #7ed67e29
+def _ct_result(c, j: DaskJudgments, states: list, cfg, s: dict, act_w, trace: list, rows: list, converged: bool,
+               closed: bool, opts: dict) -> DaskCrowdTruthResult:
+    "The `DaskCrowdTruthResult` of a finished fixed point: units (dask), workers, annotations, history and trace (pandas)."
+    single = opts["single"]
+    hist = pd.DataFrame(rows, index=pd.RangeIndex(1, len(rows) + 1, name="iteration"))
+    last, first = trace[-1], trace[1]
+    nan_w = lambda x: np.where(act_w, x, np.nan)
+    units = _from_parts(c, _persist(c, _map(c, _ct_units, states, last["wqs"], cfg)))
+    workers = pd.DataFrame({k: nan_w(last[k]) for k in ("wqs", "wwa", "wsa")} |
+                           {k + "_initial": nan_w(first[k]) for k in ("wqs", "wwa", "wsa")} |
+                           {"units": s["per_worker"]}, j.workers)
+    ann = pd.DataFrame({"aqs": last["aqs"], "aqs_initial": first["aqs"], "judgments": s["chosen"].astype(np.int64)}, j.labels)
+    if single == "drop":
+        workers = workers[act_w]
+        if not closed: ann = ann[s["kept_label"] > 0]
+    axes = dict(wqs=j.workers, wwa=j.workers, wsa=j.workers, aqs=j.labels)
+    trace = [{k: pd.Series(v, axes[k], name=k) for k, v in t.items()} for t in trace]
+    return DaskCrowdTruthResult(units, workers, ann, hist, trace, converged, closed, opts,
+                                dict(states=states, cfg=cfg, wqs=last["wqs"]))
+
 # %% ../nbs/01_dask.ipynb #9083ca7f
 @delegates(judgments, but=["data", "labels"])
 def crowdtruth_run(
@@ -585,10 +681,7 @@ def crowdtruth_run(
     _need_dask()
     reference, open_ended = check_bool("reference", reference), check_bool("open_ended", open_ended, True)
     progress, keep_index = check_bool("progress", progress, True), check_bool("keep_index", keep_index)
-    tol = (1e-3 if reference else 1e-6) if tol is None else check_number("tol", tol, low=0, low_open=True)
-    max_iter = (1000 if reference else 100) if max_iter is None else check_int("max_iter", max_iter)
-    single = check_choice("single", single or ("drop" if reference else "keep"), ("keep", "drop"))
-    sentvec = check_choice("sentvec", sentvec or ("weighted" if reference else "raw"), ("raw", "weighted"))
+    tol, max_iter, single, sentvec = _ct_options(reference, tol, max_iter, single, sentvec)
     j = judgments(data, **(kwargs if labels is None else kwargs | dict(labels=labels)))
     closed = j.closed if open_ended is None else not open_ended
     clamp = TINY if reference else 0.0
@@ -599,48 +692,11 @@ def crowdtruth_run(
     states = _persist(c, [delayed(_ct_start, pure=True)(p, cfg) for p in j.parts()])
     cfg = _broadcast(c, cfg)
     s = _map_reduce(c, states, _ct_summary, cfg)
-    if s["active"] == 0:
-        raise ValueError(f"every unit has a single judgment ({s['units']} units, {W} worker(s)): "
-                         "CrowdTruth agreement needs two or more workers per unit")
-    if s["lone"]:
-        ids = sorted(s["lone_ids"])[:5]
-        warnings.warn(f"{s['lone']} unit(s) with a single judgment ({', '.join(map(str, ids))}"
-                      f"{' ...' if s['lone'] > 5 else ''}) have no agreement to measure: "
-                      + ("dropped" if single == "drop" else "kept with NaN scores and left out of the other scores"))
+    _ct_check_units(s, W, single)
     act_w = s["active_worker"] > 0
-    w, a = np.ones(W), np.ones(L)
-    trace = [dict(wqs=w, aqs=a, wwa=w, wsa=w)]
-    rows, converged = [], False
-    with progress_bar(range(max_iter), show=progress, desc="CrowdTruth (dask)") as steps:
-        for it in steps:
-            states, t = _step(c, states, _ct_iterate, w, a, cfg)
-            a_new = rqs_from_sums(t["rqs_num"], t["rqs_den"], w, clamp=clamp) if closed else a
-            wwa_, wsa_ = _div(t["wwa_num"], t["wwa_den"], clamp), _div(t["wsa_num"], t["wsa_den"], clamp)
-            w_new = wsa_ * wwa_
-            d = dict(wqs=np.abs(w_new - w)[act_w].max(initial=0.0), uqs=t["max_du"], aqs=np.abs(a_new - a).max(initial=0.0))
-            d["max"] = max(d.values())
-            rows.append(d)
-            w, a = w_new, a_new
-            trace.append(dict(wqs=w, aqs=a, wwa=wwa_, wsa=wsa_))
-            if d["max"] < tol: converged = True; break
-    if not converged:
-        warnings.warn(f"CrowdTruth scores did not converge in {max_iter} iterations (last change {rows[-1]['max']:.2e} >= tol {tol})")
-    hist = pd.DataFrame(rows, index=pd.RangeIndex(1, len(rows) + 1, name="iteration"))
-    last, first = trace[-1], trace[1]
-    nan_w = lambda x: np.where(act_w, x, np.nan)
-    units = _from_parts(c, _persist(c, _map(c, _ct_units, states, last["wqs"], cfg)))
-    workers = pd.DataFrame({k: nan_w(last[k]) for k in ("wqs", "wwa", "wsa")} |
-                           {k + "_initial": nan_w(first[k]) for k in ("wqs", "wwa", "wsa")} |
-                           {"units": s["per_worker"]}, j.workers)
-    ann = pd.DataFrame({"aqs": last["aqs"], "aqs_initial": first["aqs"], "judgments": s["chosen"].astype(np.int64)}, j.labels)
-    if single == "drop":
-        workers = workers[act_w]
-        if not closed: ann = ann[s["kept_label"] > 0]
-    axes = dict(wqs=j.workers, wwa=j.workers, wsa=j.workers, aqs=j.labels)
-    trace = [{k: pd.Series(v, axes[k], name=k) for k, v in t.items()} for t in trace]
+    states, trace, rows, converged = _ct_loop(c, states, cfg, closed, clamp, act_w, W, L, tol, max_iter, progress)
     opts = dict(reference=reference, tol=tol, max_iter=max_iter, single=single, sentvec=sentvec, clamp=clamp)
-    return DaskCrowdTruthResult(units, workers, ann, hist, trace, converged, closed, opts,
-                                dict(states=states, cfg=cfg, wqs=last["wqs"]))
+    return _ct_result(c, j, states, cfg, s, act_w, trace, rows, converged, closed, opts)
 
 # %% ../nbs/01_dask.ipynb #ff5e54f6
 @dataclass
@@ -756,15 +812,9 @@ def em(
     lp = loglik(gamma, lam)
     return EMResult(ModelBParams(gamma, lam, np.asarray(values)), lp, np.array(hist + [lp]), it, converged, None)
 
-# %% ../nbs/01_dask.ipynb #766e5180
-@delegates(ModelB.__init__)
-def model_b_fit(
-    data,  # a dask DataFrame of judgments (one row per judgment), or `DaskJudgments`
-    estimator: ModelB | None = None,  # the `ModelB` to fit (what `ModelB.fit` passes); None: `ModelB(**options)`
-    **kwargs,  # the options of `ModelB` (method, n_starts, seed, tol, ...; its defaults) and the input options of `judgments`
-) -> ModelB:
-    "`ModelB(...).fit` on a dask DataFrame: the fitted estimator; `posterior_` and `labels_` are dask collections indexed by unit."
-    _need_dask()
+# %% ../nbs/01_dask.ipynb #e8985531
+def _b_estimator(estimator, kwargs: dict) -> ModelB:
+    "The `ModelB` to fit: `estimator`, or one built from the ModelB options popped from `kwargs` (what is left are input options)."
     names = set(inspect.signature(ModelB.__init__).parameters) - {"self"}
     opts = {k: kwargs.pop(k) for k in list(kwargs) if k in names}
     if estimator is not None and opts:
@@ -773,24 +823,11 @@ def model_b_fit(
     if est.method == "anneal":
         raise NotImplementedError("method='anneal' is in-memory only (dual annealing evaluates log L thousands of times); "
                                   "use method='em' or 'smoothed', with n_starts, on a dask DataFrame")
-    j = judgments(data, **kwargs)
-    J, labels, workers = j.n_workers, j.labels, j.workers
-    if J < 2: warnings.warn(f"model B on one worker ({workers[0]!r}): its answers become the truth, θ = 1 by construction")
-    if j.n_labels < 2:
-        warnings.warn(f"model B on one label ({labels[0]!r}): every unit gets it with probability 1 and θ = 1; "
-                      "declare labels=[...] if other labels were possible")
-    c = _client()
-    states = _persist(c, [delayed(_b_start, pure=True)(p, J, labels) for p in j.parts()])
-    rng = as_rng(est.seed)
-    kw = dict(prior_gamma=est.prior_gamma, prior_lam=est.prior_lam, tol=est.tol, max_iter=est.max_iter)
-    runs, iters = [], []
-    for s in progress_bar(range(est.n_starts), show=est.progress, desc=f"model B {est.method} (dask)"):
-        start = "vote" if s == 0 and est.init == "vote" else random_model(J, len(labels), seed=rng, labels=np.asarray(labels))
-        if est.method == "em": r = em(states, start, J, labels, accelerate=est.accelerate, **kw)
-        else:                  # the seed's schedule: smoothed EM to convergence, then plain EM
-            r = em(states, start, J, labels, eps=est.eps, **kw)
-            r = em(states, r.model, J, labels, accelerate=est.accelerate, **kw)
-        runs.append((r.log_lik, r.model)); iters.append((r.n_iter, r.converged))
+    return est
+
+# %% ../nbs/01_dask.ipynb #22166ad6
+def _b_fill(est: ModelB, c, states: list, runs: list, iters: list, labels: pd.Index, workers: pd.Index) -> ModelB:
+    "`est` with the fitted attributes of `ModelB.fit` from the starts' (log L, model) `runs` and (n_iter, converged) `iters`."
     table, models = _optima(runs, est.atol, workers)
     n_iter, converged = np.array(iters).T
     runs_ = pd.DataFrame({"log_lik": [r[0] for r in runs], "n_iter": n_iter.astype(int), "converged": converged.astype(bool)})
@@ -813,3 +850,33 @@ def model_b_fit(
     top = runs_.iloc[int(table["run"].iloc[0])]
     est.log_lik_, est.n_iter_, est.converged_ = float(table["log_lik"].iloc[0]), int(top.n_iter), bool(top.converged)
     return est
+
+# %% ../nbs/01_dask.ipynb #766e5180
+@delegates(ModelB.__init__)
+def model_b_fit(
+    data,  # a dask DataFrame of judgments (one row per judgment), or `DaskJudgments`
+    estimator: ModelB | None = None,  # the `ModelB` to fit (what `ModelB.fit` passes); None: `ModelB(**options)`
+    **kwargs,  # the options of `ModelB` (method, n_starts, seed, tol, ...; its defaults) and the input options of `judgments`
+) -> ModelB:
+    "`ModelB(...).fit` on a dask DataFrame: the fitted estimator; `posterior_` and `labels_` are dask collections indexed by unit."
+    _need_dask()
+    est = _b_estimator(estimator, kwargs)
+    j = judgments(data, **kwargs)
+    J, labels, workers = j.n_workers, j.labels, j.workers
+    if J < 2: warnings.warn(f"model B on one worker ({workers[0]!r}): its answers become the truth, θ = 1 by construction")
+    if j.n_labels < 2:
+        warnings.warn(f"model B on one label ({labels[0]!r}): every unit gets it with probability 1 and θ = 1; "
+                      "declare labels=[...] if other labels were possible")
+    c = _client()
+    states = _persist(c, [delayed(_b_start, pure=True)(p, J, labels) for p in j.parts()])
+    rng = as_rng(est.seed)
+    kw = dict(prior_gamma=est.prior_gamma, prior_lam=est.prior_lam, tol=est.tol, max_iter=est.max_iter)
+    runs, iters = [], []
+    for s in progress_bar(range(est.n_starts), show=est.progress, desc=f"model B {est.method} (dask)"):
+        start = "vote" if s == 0 and est.init == "vote" else random_model(J, len(labels), seed=rng, labels=np.asarray(labels))
+        if est.method == "em": r = em(states, start, J, labels, accelerate=est.accelerate, **kw)
+        else:                  # the seed's schedule: smoothed EM to convergence, then plain EM
+            r = em(states, start, J, labels, eps=est.eps, **kw)
+            r = em(states, r.model, J, labels, accelerate=est.accelerate, **kw)
+        runs.append((r.log_lik, r.model)); iters.append((r.n_iter, r.converged))
+    return _b_fill(est, c, states, runs, iters, labels, workers)
