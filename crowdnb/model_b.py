@@ -37,7 +37,10 @@ class Counts(NamedTuple):
     gamma: int          # M - 1
     lam: int            # J * M * (M - 1)
 
-def count_parameters(n_values: int, n_annotators: int = 3) -> Counts:
+def count_parameters(
+    n_values: int,  # M, the number of values (≥ 2)
+    n_annotators: int = 3,  # J, the number of annotators (≥ 1)
+) -> Counts:
     "Model B's independent observation classes and free parameters for `n_values` values and `n_annotators` evaluators (section 10)."
     for name, v, lo in (("n_values", n_values, 2), ("n_annotators", n_annotators, 1)):
         if not isinstance(v, Integral) or isinstance(v, bool): raise TypeError(f"{name} must be an integer, not {v!r}")
@@ -249,7 +252,11 @@ def _lse(a, normalise=False):
 # %% ../nbs/31_model_b.ipynb #4ea8da75
 class ModelBParams:
     "Low-level: the parameters of model B (Dawid-Skene), class probabilities γ_ψ and one matrix Λ_x[ψ, v] = λ^(x)_{v|ψ} per annotator."
-    def __init__(self, gamma, lam, values=None):
+    def __init__(self,
+                 gamma,  # class probabilities γ_ψ, summing to 1
+                 lam,  # annotators x classes x values: Λ_x[ψ, v] = λ^(x)_{v|ψ}, rows summing to 1 (one 2-D matrix: one annotator)
+                 values=None,  # the values in code order (default 1..M)
+                ):
         self.gamma = _simplex(gamma, "gamma")
         self.lam = _simplex(lam, "lam")
         if self.gamma.ndim != 1: raise ValueError("gamma must be a vector")
@@ -277,21 +284,30 @@ class ModelBParams:
 
 # %% ../nbs/31_model_b.ipynb #09938170
 @patch
-def log_joint(self: ModelBParams, data, missing=-1) -> np.ndarray:
+def log_joint(self: ModelBParams,
+        data,  # what `as_patterns` takes: judgments, a matrix, pattern counts or `Patterns`
+        missing=-1,  # the missing marker(s) of a matrix
+       ) -> np.ndarray:
     "Patterns x classes $\\log P(C=\\psi, V)$ (eq. 33, missing annotators left out)."
     p = self._patterns(data, missing)
     return _log_joint(p, _log(self.gamma), _loglam(self.lam))
 
 # %% ../nbs/31_model_b.ipynb #79f7d986
 @patch
-def log_likelihood(self: ModelBParams, data, missing=-1) -> float:
+def log_likelihood(self: ModelBParams,
+        data,  # what `as_patterns` takes: judgments, a matrix, pattern counts or `Patterns`
+        missing=-1,  # the missing marker(s) of a matrix
+       ) -> float:
     "$\\log L=\\sum_n \\log \\sum_\\psi \\gamma_\\psi \\prod_x \\lambda^{(x)}_{v_x|\\psi}$ (eqs. 35, 40)."
     p = self._patterns(data, missing)
     return _total(p.counts, _lse(_log_joint(p, _log(self.gamma), _loglam(self.lam)))[:, 0])
 
 # %% ../nbs/31_model_b.ipynb #11966aac
 @patch
-def posterior(self: ModelBParams, data, missing=-1) -> np.ndarray:
+def posterior(self: ModelBParams,
+        data,  # what `as_patterns` takes: judgments, a matrix, pattern counts or `Patterns`
+        missing=-1,  # the missing marker(s) of a matrix
+       ) -> np.ndarray:
     "Items x classes $P(C=\\psi|V)$ (eq. 37); rows of pattern counts when `data` are counts."
     p = self._patterns(data, missing)
     post = _lse(_log_joint(p, _log(self.gamma), _loglam(self.lam)), True)[1]
@@ -305,7 +321,9 @@ def theta(self: ModelBParams) -> np.ndarray:
 
 # %% ../nbs/31_model_b.ipynb #24348e34
 @patch
-def permute(self: ModelBParams, pi) -> "ModelBParams":
+def permute(self: ModelBParams,
+            pi,  # a permutation of 0..M-1: class j of the result is class pi[j] of this solution
+           ) -> "ModelBParams":
     "The relabelled solution $\\lambda'_{v|j}=\\lambda_{v|\\pi(j)}$, $\\gamma'_j=\\gamma_{\\pi(j)}$ (eq. 53)."
     pi = _check_perm(pi, self.n_values)
     return ModelBParams(self.gamma[pi], self.lam[:, pi, :], self.values)
@@ -332,7 +350,12 @@ def pattern_probabilities(self: ModelBParams) -> pd.Series:
 
 # %% ../nbs/31_model_b.ipynb #aa259e33
 @patch
-def sample(self: ModelBParams, n_items: int, mask=None, seed=None, missing: int = -1) -> tuple[np.ndarray, np.ndarray]:
+def sample(self: ModelBParams,
+           n_items: int,  # number of items to draw
+           mask=None,  # items x annotators booleans: False leaves an annotation out (default: all present)
+           seed=None,  # int ≥ 0, None or a numpy Generator
+           missing: int = -1,  # the marker written where `mask` is False
+          ) -> tuple[np.ndarray, np.ndarray]:
     "Draw (items x annotators matrix of values with `missing` where `mask` is False, true values) from the model."
     rng = as_rng(seed)
     j, m = self.n_annotators, self.n_values
@@ -363,19 +386,26 @@ def params(self: ModelBParams) -> pd.Series:
 
 # %% ../nbs/31_model_b.ipynb #2c742e2a
 def _lam_of(model_or_lam):
+    "Λ (annotators x M x M) of a ModelBParams or of an array, checked."
     lam = model_or_lam.lam if isinstance(model_or_lam, ModelBParams) else np.asarray(model_or_lam, float)
     if lam.ndim == 2: lam = lam[None]
     if lam.ndim != 3 or lam.shape[1] != lam.shape[2]:
         raise ValueError(f"lam must have shape (annotators, n, n), got {lam.shape}")
     return lam
 
-def f_perm(model_or_lam, pi) -> float:
+def f_perm(
+    model_or_lam,  # a ModelBParams, or its Λ (annotators x M x M)
+    pi,  # a permutation of 0..M-1
+) -> float:
     "$F(\\pi)=\\sum_k\\sum_i\\lambda^{(k)}_{i|\\pi(i)}$ (eq. 56): the diagonal mass of the relabelled solution."
     lam = _lam_of(model_or_lam)
     pi = _check_perm(pi, lam.shape[1])
     return float(lam[:, pi, np.arange(len(pi))].sum())
 
-def best_permutation(model_or_lam, weighted: bool = False) -> np.ndarray:
+def best_permutation(
+    model_or_lam,  # a ModelBParams, or its Λ (annotators x M x M)
+    weighted: bool = False,  # maximise Σθ (eq. 55, weighted by γ) instead of F (eq. 56)
+) -> np.ndarray:
     "π* maximising F(π) (eq. 56) by the assignment problem; `weighted=True` maximises Σθ (eq. 55) instead (needs a ModelBParams)."
     lam = _lam_of(model_or_lam)
     score = lam.sum(axis=0).T                     # score[i, j] = Σ_k λ^(k)_{i|j}
