@@ -203,7 +203,10 @@ def Xstack(self: CrowdIndex) -> sparse.csr_matrix:
 
 # %% ../nbs/10_crowdtruth.ipynb #38acc179
 @patch
-def X(self: CrowdIndex, r: int) -> sparse.csr_matrix:
+def X(
+    self: CrowdIndex,
+    r: int,  # annotation code
+) -> sparse.csr_matrix:
     "X_r: the workers x units matrix of how often each worker chose annotation `r` on each unit."
     return self.Xstack[r * self.n_workers:(r + 1) * self.n_workers]
 
@@ -330,6 +333,31 @@ def wqs(
     "Low-level (arrays): WQS per worker, the product of worker-sentence and worker-worker agreement."
     return np.asarray(wsa, float) * np.asarray(wwa, float)
 
+# %% ../nbs/10_crowdtruth.ipynb #2b6d2244
+def _scale_rows(M: sparse.csr_matrix, d) -> sparse.csr_matrix:
+    "diag(d) @ M for a CSR matrix, without a product."
+    out = M.copy(); out.data *= np.repeat(np.asarray(d, float), np.diff(M.indptr)); return out
+
+# %% ../nbs/10_crowdtruth.ipynb #757c04fe
+def _ratio_on(num: sparse.csr_matrix, den: sparse.csr_matrix) -> sparse.csr_matrix:
+    "num / den on the stored entries of `den` (all > 0), divided directly: 1 / den overflows for subnormal SQS."
+    rows = np.repeat(np.arange(den.shape[0]), np.diff(den.indptr))
+    top = np.asarray(num[rows, den.indices]).ravel() if den.nnz else np.zeros(0)
+    return sparse.csr_matrix((top / den.data, den.indices, den.indptr), shape=den.shape)
+
+# %% ../nbs/10_crowdtruth.ipynb #10077acf
+def p_given(
+    ix: CrowdIndex,  # the crowd's sparse structure
+    sqs,  # SQS per unit
+    r: int,  # annotation code
+):
+    "Low-level (a `CrowdIndex`, SQS array): P_r(i|j) for annotation code `r` as a sparse workers x workers matrix, with its denominator (pattern = defined pairs)."
+    X = ix.X(r)
+    DXT = _scale_rows(X.T.tocsr(), sqs)                            # diag(SQS) X_r^T
+    den = (ix.B @ DXT).tocsr(); den.eliminate_zeros()
+    num = (X @ DXT).tocsr()
+    return _ratio_on(num, den), den
+
 # %% ../nbs/10_crowdtruth.ipynb #9916440e
 def _entries_x_slots(occ, slot, data, n_e: int, n_s: int, i32) -> sparse.csr_matrix:
     "The entries x slots matrix with `data` at (occ, slot); `occ` sorted (rows: entries, columns: slots)."
@@ -407,31 +435,6 @@ def _rqs_index(ix: CrowdIndex) -> list:
     ix.__dict__["_rqs"] = parts
     return parts
 
-# %% ../nbs/10_crowdtruth.ipynb #2b6d2244
-def _scale_rows(M: sparse.csr_matrix, d) -> sparse.csr_matrix:
-    "diag(d) @ M for a CSR matrix, without a product."
-    out = M.copy(); out.data *= np.repeat(np.asarray(d, float), np.diff(M.indptr)); return out
-
-# %% ../nbs/10_crowdtruth.ipynb #757c04fe
-def _ratio_on(num: sparse.csr_matrix, den: sparse.csr_matrix) -> sparse.csr_matrix:
-    "num / den on the stored entries of `den` (all > 0), divided directly: 1 / den overflows for subnormal SQS."
-    rows = np.repeat(np.arange(den.shape[0]), np.diff(den.indptr))
-    top = np.asarray(num[rows, den.indices]).ravel() if den.nnz else np.zeros(0)
-    return sparse.csr_matrix((top / den.data, den.indices, den.indptr), shape=den.shape)
-
-# %% ../nbs/10_crowdtruth.ipynb #10077acf
-def p_given(
-    ix: CrowdIndex,  # the crowd's sparse structure
-    sqs,  # SQS per unit
-    r: int,  # annotation code
-):
-    "Low-level (a `CrowdIndex`, SQS array): P_r(i|j) for annotation code `r` as a sparse workers x workers matrix, with its denominator (pattern = defined pairs)."
-    X = ix.X(r)
-    DXT = _scale_rows(X.T.tocsr(), sqs)                            # diag(SQS) X_r^T
-    den = (ix.B @ DXT).tocsr(); den.eliminate_zeros()
-    num = (X @ DXT).tocsr()
-    return _ratio_on(num, den), den
-
 # %% ../nbs/10_crowdtruth.ipynb #f24e29ef
 def _slot_sums(d: dict, y, wqs, all_defined: bool) -> tuple[float, float]:
     "Numerator and denominator of RQS for one annotation's slot matrices `d`, with y = SQS(s) WorkVec(j, s)(r) per entry."
@@ -503,6 +506,15 @@ def _fp_step(ix: CrowdIndex, w, u, a, closed: bool, weighted: bool, clamp: float
     wsa_ = wsa(ix, u, a, w if weighted else None, clamp)
     return wqs(wsa_, wwa_), u_new, a_new, wwa_, wsa_
 
+# %% ../nbs/10_crowdtruth.ipynb #19c3b2f1
+def _fp_options(ix, closed, tol, max_iter, weighted, clamp, progress) -> tuple:
+    "`fixed_point`'s arguments checked: a `CrowdIndex`, yes/no flags, tol > 0, max_iter >= 1, clamp >= 0."
+    if not isinstance(ix, CrowdIndex):
+        raise TypeError(f"fixed_point takes a CrowdIndex (low-level), not {type(ix).__name__}; call run(data) for judgments")
+    closed, weighted, progress = check_bool("closed", closed), check_bool("weighted", weighted), check_bool("progress", progress, True)
+    return (closed, check_number("tol", tol, low=0, low_open=True), check_int("max_iter", max_iter), weighted,
+            check_number("clamp", clamp, low=0), progress)
+
 # %% ../nbs/10_crowdtruth.ipynb #2b62715f
 def fixed_point(
     ix: CrowdIndex,  # the crowd's sparse structure, `CrowdIndex(judgments)`
@@ -514,12 +526,7 @@ def fixed_point(
     progress: bool | None = None,  # progress bar: None = on a terminal or in live Jupyter only
 ) -> FixedPoint:
     "Low-level (a `CrowdIndex`): iterate SQS, WQS (WSA x WWA) and RQS jointly from all-ones until the largest change is below `tol`."
-    if not isinstance(ix, CrowdIndex):
-        raise TypeError(f"fixed_point takes a CrowdIndex (low-level), not {type(ix).__name__}; call run(data) for judgments")
-    closed, weighted, progress = check_bool("closed", closed), check_bool("weighted", weighted), check_bool("progress", progress, True)
-    tol = check_number("tol", tol, low=0, low_open=True)
-    max_iter = check_int("max_iter", max_iter)
-    clamp = check_number("clamp", clamp, low=0)
+    closed, tol, max_iter, weighted, clamp, progress = _fp_options(ix, closed, tol, max_iter, weighted, clamp, progress)
     w, u, a = np.ones(ix.n_workers), np.ones(ix.n_units), np.ones(ix.n_labels)
     act_w, act_u = ix.n_per_worker > 0, ix.n_per_unit > 0     # scores of left-out units/workers are not tracked
     trace = [dict(wqs=w, uqs=u, aqs=a, wwa=w, wsa=w)]
@@ -567,9 +574,11 @@ class CrowdTruthResult:
         "The first iteration's UAS table (all WQS = 1), built on first use."
         return self._uas("uas_initial")
 
-    def __repr__(self):
-        return (f"CrowdTruthResult({len(self.units)} units, {len(self.workers)} workers, {len(self.annotations)} annotations, "
-                f"{'closed' if self.closed else 'open-ended'}, {len(self.history)} iterations, converged={self.converged})")
+# %% ../nbs/10_crowdtruth.ipynb #2c0cdd67
+@patch
+def __repr__(self: CrowdTruthResult):
+    return (f"CrowdTruthResult({len(self.units)} units, {len(self.workers)} workers, {len(self.annotations)} annotations, "
+            f"{'closed' if self.closed else 'open-ended'}, {len(self.history)} iterations, converged={self.converged})")
 
 # %% ../nbs/10_crowdtruth.ipynb #b3507ce1
 def _uas_frame(c: dict, key: str, closed: bool) -> pd.DataFrame:
@@ -650,6 +659,19 @@ def _worker_tables(J: Judgments, ix: CrowdIndex, fp: FixedPoint) -> tuple[pd.Dat
     ann = pd.DataFrame({"aqs": last["aqs"], "aqs_initial": first["aqs"], "judgments": chosen}, J.labels)
     return workers, ann
 
+# %% ../nbs/10_crowdtruth.ipynb #a08e1a17
+def _result(J: Judgments, ix: CrowdIndex, fp: FixedPoint, closed: bool, clamp: float, n_per_unit, act_u, o: dict) -> CrowdTruthResult:
+    "The `CrowdTruthResult` of a fixed point: the tables (left-out units and workers dropped with single='drop') and the named trace."
+    units, cells = _unit_tables(J, ix, fp, closed, clamp, n_per_unit, act_u)
+    workers, ann = _worker_tables(J, ix, fp)
+    if o["single"] == "drop":
+        units, workers = units[act_u], workers[ix.n_per_worker > 0]
+        if not closed: ann = ann[np.asarray(ix.V.sum(axis=0)).ravel() > 0]
+    axes = dict(wqs=J.workers, wwa=J.workers, wsa=J.workers, uqs=J.units, aqs=J.labels)
+    trace = [{k: pd.Series(v, axes[k], name=k) for k, v in t.items()} for t in fp.trace]
+    opts = {k: o[k] for k in ("reference", "tol", "max_iter", "single", "sentvec")} | dict(clamp=clamp)
+    return CrowdTruthResult(units, workers, ann, fp.history, trace, fp.converged, closed, opts, cells)
+
 # %% ../nbs/10_crowdtruth.ipynb #80e5f924
 @delegates(as_judgments, but=["data"])
 def run(
@@ -677,15 +699,17 @@ def run(
     clamp = TINY if o["reference"] else 0.0
     ix = CrowdIndex(J, act_u[J.unit_code])
     fp = fixed_point(ix, closed, o["tol"], o["max_iter"], o["sentvec"] == "weighted", clamp, o["progress"])
-    units, cells = _unit_tables(J, ix, fp, closed, clamp, n_per_unit, act_u)
-    workers, ann = _worker_tables(J, ix, fp)
-    if o["single"] == "drop":
-        units, workers = units[act_u], workers[ix.n_per_worker > 0]
-        if not closed: ann = ann[np.asarray(ix.V.sum(axis=0)).ravel() > 0]
-    axes = dict(wqs=J.workers, wwa=J.workers, wsa=J.workers, uqs=J.units, aqs=J.labels)
-    trace = [{k: pd.Series(v, axes[k], name=k) for k, v in t.items()} for t in fp.trace]
-    opts = {k: o[k] for k in ("reference", "tol", "max_iter", "single", "sentvec")} | dict(clamp=clamp)
-    return CrowdTruthResult(units, workers, ann, fp.history, trace, fp.converged, closed, opts, cells)
+    return _result(J, ix, fp, closed, clamp, n_per_unit, act_u, o)
+
+# %% ../nbs/10_crowdtruth.ipynb #e1db3c3d
+def _dimred(x: str) -> str:
+    "The 'dimred' tutorial's reduction of one comma-separated answer: contractions split off, stop words dropped (compared without trailing punctuation), NONE if nothing is left."
+    stop = set("a after all am an and any are as at be because been before between but by can did do does few from have "
+               "he her here his if in is it me more not of on only or out she should some than that the their them "
+               "themselves there they this to up very was were what when where will with you your".split())
+    toks = [re.sub(r"('s|'m|'re|'ll|n't|'ve|'d)$", "", t) for t in x.split(",")]
+    toks = [t for t in toks if re.sub(r"[.?!,;:]+$", "", t) not in stop]
+    return ",".join(toks) if toks else "NONE"
 
 # %% ../nbs/10_crowdtruth.ipynb #1e3ac8b5
 def _tutorial_configs():
@@ -699,16 +723,7 @@ def _tutorial_configs():
               "criminal", "engineer", "farmer", "fictionalcharacter", "journalist", "judge", "lawyer", "militaryperson",
               "model", "monarch", "none", "other", "philosopher", "politician", "presenter", "producer",
               "psychologist", "scientist", "sportsmanager", "writer"]
-    # the 'dimred' run: contractions split off, then the stop words below dropped (compared without trailing
-    # punctuation); an answer left empty becomes NONE. The list is inferred from the two stored results.
-    stop = set("a after all am an and any are as at be because been before between but by can did do does few from have "
-               "he her here his if in is it me more not of on only or out she should some than that the their them "
-               "themselves there they this to up very was were what when where will with you your".split())
-    def reduce(x):
-        toks = [re.sub(r"('s|'m|'re|'ll|n't|'ve|'d)$", "", t) for t in x.split(",")]
-        toks = [t for t in toks if re.sub(r"[.?!,;:]+$", "", t) not in stop]
-        return ",".join(toks) if toks else "NONE"
-    reduced = lambda s: words(s).map(lambda x: reduce(x.replace('""', ""))).map(
+    reduced = lambda s: words(s).map(lambda x: _dimred(x.replace('""', ""))).map(
         lambda x: ",".join(t if t else '""' for t in x.split(",")))
     cf = dict(unit="_unit_id", worker="_worker_id")
     std = dict(unit="orig_id", worker="!amt_worker_ids", label="response")
