@@ -110,18 +110,9 @@ class Plan:
     levels: list          # the levels at which alpha is shown
     methods: dict         # method -> '' (runs) or why it is left out
 
-# %% ../nbs/60_report.ipynb #680f0e2d
-def plan(
-    J: Judgments,  # validated judgments
-    level: str | None = None,  # level of measurement; None: the strongest the labels allow
-    max_categories: int = 10,  # numeric labels with more distinct values are measurements (interval), not categories
-    max_labels: int = 20,  # Dawid-Skene up to this many labels (a K x K confusion matrix per worker)
-    max_workers_kappa: int = 50,  # pairwise kappa heat map up to this many workers
-    max_workers_trust: int = 20,  # trust coefficients up to this many raters (2^k subsets)
-    trust_budget: float = 2e9,  # trust coefficients only when subsets x units x values stays below this
-) -> Plan:
-    "Decide the kind of data, the level of measurement and which methods apply (with the reason for each that does not)."
-    if level is not None: check_level(level)
+# %% ../nbs/60_report.ipynb #3db55dbd
+def _data_kind(J: Judgments, max_categories: int, max_labels: int) -> tuple:
+    "(kind, numeric, multi, continuous) of the judgments' labels, as `plan` names them."
     numeric = pd.api.types.is_numeric_dtype(J.labels.dtype) and not pd.api.types.is_bool_dtype(J.labels.dtype)
     multi = J.multi_label
     continuous = numeric and J.n_labels > max_categories
@@ -129,12 +120,11 @@ def plan(
     elif continuous: kind = "numeric"
     elif numeric or J.closed: kind = "ordinal"
     else: kind = "open-ended" if J.n_labels > max_labels else "nominal"
-    if level is None: level = {"numeric": "interval", "ordinal": "ordinal"}.get(kind, "nominal")
-    if level in ("interval", "ratio") and not numeric:
-        raise ValueError(f"level={level!r} needs numeric labels; the labels are text ({', '.join(map(repr, J.labels[:5]))}"
-                         f"{' ...' if J.n_labels > 5 else ''}): pass level='ordinal' with labels= in their order, or 'nominal'")
-    levels = list(dict.fromkeys(["nominal"] + (["ordinal"] if numeric or J.closed else [])
-                                + (["interval"] if numeric else []) + [level]))
+    return kind, numeric, multi, continuous
+
+# %% ../nbs/60_report.ipynb #44bdf5e4
+def _reasons_of_data(J: Judgments, multi: bool, continuous: bool, max_categories: int) -> dict:
+    "The methods the data rule out, each with the reason ('' for a method that applies)."
     per_unit = np.bincount(J.unit_code, minlength=J.n_units)
     why = dict.fromkeys(METHODS, "")
     one = ("they need one label per judgment, and these judgments hold several labels each (multi-label); "
@@ -149,6 +139,12 @@ def plan(
         for m in METHODS: why[m] = why[m] or "no unit was judged by two workers, so there is no agreement to measure"
     if J.n_workers < 2:
         for m in METHODS: why[m] = why[m] or f"there is one worker ({J.workers[0]!r}); agreement needs two"
+    return why
+
+# %% ../nbs/60_report.ipynb #314b9d16
+def _reasons_of_size(why: dict, J: Judgments, max_labels: int, max_workers_kappa: int, max_workers_trust: int,
+                     trust_budget: float) -> dict:
+    "`why` with the reasons of size added to the methods still open."
     if not why["dawid-skene"] and J.n_labels > max_labels:
         why["dawid-skene"] = (f"{J.n_labels} labels would give each worker a {J.n_labels} x {J.n_labels} confusion matrix "
                               f"to estimate (more than max_labels={max_labels}); an open-ended task is left to CrowdTruth")
@@ -166,6 +162,29 @@ def plan(
                             "on the panel you want to check")
     if J.repeated_pairs().size and not why["crowdtruth"]:
         why["crowdtruth"] = "some worker judged a unit more than once (duplicates='count'); CrowdTruth needs one judgment per pair"
+    return why
+
+# %% ../nbs/60_report.ipynb #680f0e2d
+def plan(
+    J: Judgments,  # validated judgments
+    level: str | None = None,  # level of measurement; None: the strongest the labels allow
+    max_categories: int = 10,  # numeric labels with more distinct values are measurements (interval), not categories
+    max_labels: int = 20,  # Dawid-Skene up to this many labels (a K x K confusion matrix per worker)
+    max_workers_kappa: int = 50,  # pairwise kappa heat map up to this many workers
+    max_workers_trust: int = 20,  # trust coefficients up to this many raters (2^k subsets)
+    trust_budget: float = 2e9,  # trust coefficients only when subsets x units x values stays below this
+) -> Plan:
+    "Decide the kind of data, the level of measurement and which methods apply (with the reason for each that does not)."
+    if level is not None: check_level(level)
+    kind, numeric, multi, continuous = _data_kind(J, max_categories, max_labels)
+    if level is None: level = {"numeric": "interval", "ordinal": "ordinal"}.get(kind, "nominal")
+    if level in ("interval", "ratio") and not numeric:
+        raise ValueError(f"level={level!r} needs numeric labels; the labels are text ({', '.join(map(repr, J.labels[:5]))}"
+                         f"{' ...' if J.n_labels > 5 else ''}): pass level='ordinal' with labels= in their order, or 'nominal'")
+    levels = list(dict.fromkeys(["nominal"] + (["ordinal"] if numeric or J.closed else [])
+                                + (["interval"] if numeric else []) + [level]))
+    why = _reasons_of_data(J, multi, continuous, max_categories)
+    why = _reasons_of_size(why, J, max_labels, max_workers_kappa, max_workers_trust, trust_budget)
     return Plan(kind, level, levels, why)
 
 # %% ../nbs/60_report.ipynb #ba22f867
@@ -360,39 +379,38 @@ def _kappa_heatmap(kap: pd.DataFrame):
     fig.tight_layout()
     return fig
 
-# %% ../nbs/60_report.ipynb #af111259
+# %% ../nbs/60_report.ipynb #b18efbca
 @patch
-def agreement(self: QualityReport) -> Section:
-    "Agreement: alpha at each level with a bootstrap interval, Fleiss' kappa, Gwet's coefficient table, pairwise kappas."
-    import matplotlib.pyplot as plt
-    from crowdnb.agreement import krippendorff_alpha, alpha_bootstrap, fleiss_kappa, UndefinedAgreement
+def _alpha_table(self: QualityReport, s: Section) -> None:
+    "Alpha at each level of the plan in `s` (a bootstrap interval at the report's level), and `alpha_`."
+    from crowdnb.agreement import krippendorff_alpha, alpha_bootstrap, UndefinedAgreement
+    J, p = self.J, self.plan
+    rows = []
+    for lv in p.levels:
+        try:
+            if lv == p.level:
+                b = alpha_bootstrap(J, level=lv, n_boot=self.n_boot, ci=self.ci, seed=self.seed, progress=self.progress)
+                rows.append((lv, b.alpha, b.low, b.high))
+            else: rows.append((lv, krippendorff_alpha(J, level=lv), np.nan, np.nan))
+        except UndefinedAgreement as e: s.para(f"Alpha at the {esc(lv)} level is undefined: {esc(e)}.")
+    if rows:
+        t = pd.DataFrame(rows, columns=["level", "alpha", "low", "high"]).set_index("level")
+        head = t.loc[p.level] if p.level in t.index else None
+        self.alpha_ = None if head is None else (p.level, float(head["alpha"]), float(head["low"]), float(head["high"]))
+        if head is not None:
+            s.para(f"Krippendorff's alpha at the <b>{esc(p.level)}</b> level is <b>{head['alpha']:.3f}</b> "
+                   f"({self.ci:.0%} bootstrap interval {head['low']:.3f} to {head['high']:.3f}, {self.n_boot} resamples "
+                   f"of units, seed {esc(self.seed)}). By Krippendorff's rule of thumb, α ≥ 0.800 is reliable, "
+                   "0.667 ≤ α < 0.800 allows tentative conclusions, and lower values call the labels into question.")
+        s.add(html_table(t))
+
+# %% ../nbs/60_report.ipynb #d1e48f88
+@patch
+def _chance_coefficients(self: QualityReport, s: Section) -> None:
+    "Fleiss' kappa and Gwet's coefficient table in `s`, for the methods the plan allows."
+    from crowdnb.agreement import fleiss_kappa, UndefinedAgreement
     from crowdnb.chance import coefficient_table
     J, p = self.J, self.plan
-    s = Section("Agreement")
-    self.sections.append(s)
-    ws, us, wc = agreement_scores(J, numeric=p.kind == "numeric")
-    self.worker_scores["agreement"], self.unit_scores["agreement"] = ws, us
-    if p.methods["alpha"]:
-        s.para(f"Krippendorff's alpha, Fleiss' kappa and Cohen's kappa are left out: {esc(p.methods['alpha'])}.")
-    else:
-        rows = []
-        for lv in p.levels:
-            try:
-                if lv == p.level:
-                    b = alpha_bootstrap(J, level=lv, n_boot=self.n_boot, ci=self.ci, seed=self.seed, progress=self.progress)
-                    rows.append((lv, b.alpha, b.low, b.high))
-                else: rows.append((lv, krippendorff_alpha(J, level=lv), np.nan, np.nan))
-            except UndefinedAgreement as e: s.para(f"Alpha at the {esc(lv)} level is undefined: {esc(e)}.")
-        if rows:
-            t = pd.DataFrame(rows, columns=["level", "alpha", "low", "high"]).set_index("level")
-            head = t.loc[p.level] if p.level in t.index else None
-            self.alpha_ = None if head is None else (p.level, float(head["alpha"]), float(head["low"]), float(head["high"]))
-            if head is not None:
-                s.para(f"Krippendorff's alpha at the <b>{esc(p.level)}</b> level is <b>{head['alpha']:.3f}</b> "
-                       f"({self.ci:.0%} bootstrap interval {head['low']:.3f} to {head['high']:.3f}, {self.n_boot} resamples "
-                       f"of units, seed {esc(self.seed)}). By Krippendorff's rule of thumb, α ≥ 0.800 is reliable, "
-                       "0.667 ≤ α < 0.800 allows tentative conclusions, and lower values call the labels into question.")
-            s.add(html_table(t))
     if not p.methods["fleiss"]:
         try: s.para(f"Fleiss' kappa (nominal, each unit's own raters): <b>{fleiss_kappa(J):.3f}</b>.")
         except UndefinedAgreement as e: s.para(f"Fleiss' kappa is undefined: {esc(e)}.")
@@ -404,6 +422,12 @@ def agreement(self: QualityReport) -> Section:
                    f"<code>{esc(weights)}</code>):")
             s.add(html_table(t))
         except (ValueError, TypeError) as e: s.para(f"Gwet's coefficient table is left out: {esc(e)}.")
+
+# %% ../nbs/60_report.ipynb #7073416e
+@patch
+def _kappa_map(self: QualityReport, s: Section) -> None:
+    "The pairwise kappa heat map in `s` and each worker's mean kappa in `worker_scores` (or why it is left out)."
+    J, p = self.J, self.plan
     if p.methods["kappa"] and not p.methods["alpha"]:
         s.para(f"The pairwise kappa heat map is left out: {esc(p.methods['kappa'])}.")
     elif not p.methods["kappa"]:
@@ -416,6 +440,13 @@ def agreement(self: QualityReport) -> Section:
         self.worker_scores["kappa"] = pd.Series(mean, J.workers, name="kappa")
         s.para("Each worker's mean kappa with the others (weighted by shared units) is the method <code>kappa</code> "
                "of the summary.")
+
+# %% ../nbs/60_report.ipynb #dc126f3f
+@patch
+def _worker_agreement(self: QualityReport, s: Section, ws: pd.Series, wc) -> None:
+    "The workers' agreement `ws` (chance `wc`) as a table and a histogram in `s`, and the workers it flags."
+    import matplotlib.pyplot as plt
+    J, p = self.J, self.plan
     what = ("minus the mean distance from the other workers' mean" if p.kind == "numeric" else
             "the share of the other workers who gave the same label")
     s.para(f"Each worker's agreement with the others ({what}), lowest first:")
@@ -436,6 +467,22 @@ def agreement(self: QualityReport) -> Section:
     if "kappa" in self.worker_scores:
         kw = self.worker_scores["kappa"]
         self._flag("worker", kw.index[near_chance(kw, 0, self.fraction)], "kappa", lambda i: f"mean kappa {kw[i]:.3f} (median {kw.median():.3f})")
+
+# %% ../nbs/60_report.ipynb #af111259
+@patch
+def agreement(self: QualityReport) -> Section:
+    "Agreement: alpha at each level with a bootstrap interval, Fleiss' kappa, Gwet's coefficient table, pairwise kappas."
+    J, p = self.J, self.plan
+    s = Section("Agreement")
+    self.sections.append(s)
+    ws, us, wc = agreement_scores(J, numeric=p.kind == "numeric")
+    self.worker_scores["agreement"], self.unit_scores["agreement"] = ws, us
+    if p.methods["alpha"]:
+        s.para(f"Krippendorff's alpha, Fleiss' kappa and Cohen's kappa are left out: {esc(p.methods['alpha'])}.")
+    else: self._alpha_table(s)
+    self._chance_coefficients(s)
+    self._kappa_map(s)
+    self._worker_agreement(s, ws, wc)
     return s
 
 # %% ../nbs/60_report.ipynb #fe9cabc6
