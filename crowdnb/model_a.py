@@ -15,6 +15,7 @@ from numbers import Integral
 
 import numpy as np
 import pandas as pd
+from fastcore.basics import patch
 from fastcore.meta import delegates
 from scipy import optimize, stats
 
@@ -227,6 +228,7 @@ class Triplets:
         "Agreement type (index into `A_TYPES`) of each distinct pattern."
         return agreement_type(self.v[:, 0], self.v[:, 1], self.v[:, 2])
 
+# %% ../nbs/30_model_a.ipynb #c60edbe1
 def _pattern_key(k):
     "A pattern label '112', '1,1,2' or (1, 1, 2) -> tuple of three values."
     if isinstance(k, str):
@@ -234,6 +236,7 @@ def _pattern_key(k):
         return tuple(int(p) if p.lstrip("-").isdigit() else p for p in parts)
     return tuple(k)
 
+# %% ../nbs/30_model_a.ipynb #21b4af72
 def _from_counts(counts, values):
     "Triplets from pattern counts: {'112': n, ...} or an M x M x M array."
     if isinstance(counts, np.ndarray):
@@ -266,6 +269,7 @@ def _from_counts(counts, values):
                     np.arange(keep.sum()), pd.Index([names[(a * len(values) + b) * len(values) + c] for a, b, c in v[keep]],
                                                    name="pattern"))
 
+# %% ../nbs/30_model_a.ipynb #86dae545
 @delegates(as_judgments, but=["data", "labels"])
 def triplets(
     data,  # Triplets, pattern counts ({'112': n} or an M x M x M array), an items x annotators matrix, or judgments
@@ -281,6 +285,14 @@ def triplets(
     if isinstance(data, (dict, pd.Series)) or (isinstance(data, np.ndarray) and data.ndim == 3):
         return _from_counts(data, labels)
     check_choice("incomplete", incomplete, ("error", "drop"))
+    m, missing, annotators, items, labels, names = _triplet_matrix(data, missing, labels, kwargs)
+    m, obs = _observed(m, missing)
+    m, obs, items = _complete(m, obs, items, incomplete)
+    return _count_triplets(m, obs, items, annotators, labels, names)
+
+# %% ../nbs/30_model_a.ipynb #ba6eec1b
+def _triplet_matrix(data, missing, labels, kwargs):
+    "The items x annotators matrix of `data`, its missing marker, annotator and item names, labels, and the label names of judgments."
     names = None
     if isinstance(data, (pd.DataFrame, str, os.PathLike)): data = as_judgments(data, **kwargs)   # a table is always long
     if isinstance(data, Judgments):
@@ -296,6 +308,11 @@ def triplets(
         annotators, items = pd.RangeIndex(m.shape[1]), pd.RangeIndex(m.shape[0])
     if m.ndim != 2 or m.shape[1] < 3:
         raise ValueError(f"annotations must be an items x annotators matrix with at least 3 annotators, got shape {m.shape}")
+    return m, missing, annotators, items, labels, names
+
+# %% ../nbs/30_model_a.ipynb #b027c377
+def _observed(m, missing):
+    "The matrix (floats as integers) and the mask of its annotated cells."
     if m.dtype.kind == "f":
         obs = ~np.isnan(m) & (m != missing)
         if np.any(m[obs] % 1 != 0): raise TypeError("annotation matrix holds non-integer values")
@@ -305,6 +322,11 @@ def triplets(
         obs = ~pd.isna(m)
         if missing is not None: obs &= np.asarray(m != missing, dtype=bool)
     else: raise TypeError(f"annotations must be integers (or labels), not {m.dtype}")
+    return m, obs
+
+# %% ../nbs/30_model_a.ipynb #96a557ce
+def _complete(m, obs, items, incomplete):
+    "The rows with exactly three annotations (or an error naming the others)."
     k = obs.sum(axis=1)
     bad = np.flatnonzero(k != 3)
     if len(bad):
@@ -314,6 +336,11 @@ def triplets(
                              f"{sorted(set(k[bad].tolist()))} annotations; pass incomplete='drop' to skip them")
         m, obs, items = m[k == 3], obs[k == 3], items[k == 3]
         if len(m) == 0: raise ValueError("no item has exactly 3 annotations")
+    return m, obs, items
+
+# %% ../nbs/30_model_a.ipynb #cc582700
+def _count_triplets(m, obs, items, annotators, labels, names):
+    "`Triplets` of the complete rows of `m`: distinct (evaluator triplet, value triplet) patterns with their counts."
     rows, cols = np.nonzero(obs)
     vals = m[rows, cols]
     values = pd.Index(sorted(pd.unique(vals)) if labels is None else list(labels), name="value")
@@ -654,46 +681,55 @@ class ModelA:
     def __repr__(self):
         return f"ModelA(method={self.method!r}, optimizer={self.optimizer!r}, n_starts={self.n_starts}, seed={self.seed!r})"
 
-    @delegates(as_judgments, but=["data"])
-    def fit(self,
-            data,  # judgments: a `Judgments`, a long DataFrame or a CSV path (options as in `as_judgments`)
-            **kwargs):
-        "Fit θ by ML/MAP from `n_starts` starts; the fitted estimator (attributes `theta_`, `posterior_`, `labels_`, ...)."
-        J = as_judgments(data, **kwargs)
-        if J.n_labels < 2:
-            raise ValueError(f"model A needs at least two labels; every judgment is {J.labels[0]!r} (declare the label "
-                             "set with labels=[...] if other labels were possible)")
-        if J.n_workers < 3:
-            raise ValueError(f"model A needs three workers per unit; the judgments have {J.n_workers} worker(s): {list(J.workers)}")
-        prep = prepare(J, self.omega, self.alpha, self.per_annotator_omega, incomplete=self.incomplete)
-        table = _fit_prepared(prep, self.method, self.optimizer, self.n_starts, self.seed, self.progress,
-                              self.max_iter, self.tol, self.prior)
-        t, workers = prep.t, pd.Index(prep.t.annotators, name="worker")
-        theta = table.iloc[0][[f"θ[{w}]" for w in workers]].to_numpy(float)
-        unused = ~np.isin(np.arange(len(workers)), t.groups)
-        if unused.any():
-            warnings.warn(f"workers {list(workers[unused])} judged no complete unit: their θ is not estimated (NaN)")
-        self.theta_ = pd.Series(np.where(unused, np.nan, theta), index=workers, name="theta")
-        labels = pd.Index(t.values, name="label")
-        self.omega_ = (pd.Series(prep.omega, index=labels, name="omega") if prep.omega.ndim == 1
-                       else pd.DataFrame(prep.omega, index=workers, columns=labels))
-        self.optima_ = table
-        post = _state_posterior(prep, theta)
-        units = pd.Index(t.items, name="unit")
-        self.states_ = pd.DataFrame(post[t.item_pattern], index=units, columns=pd.Index(T_STATES, name="T"))
-        self.correctness_ = _correctness(prep, post, "map")
-        vp = _value_posterior(prep, post)[t.item_pattern]
-        self.posterior_ = pd.DataFrame(vp, index=units, columns=labels)
-        self.labels_ = pd.Series(labels[vp.argmax(axis=1)], index=units, name="label")
-        self.log_lik_ = _loglik(prep, theta)
-        return self
+# %% ../nbs/30_model_a.ipynb #707ab428
+@patch
+@delegates(as_judgments, but=["data"])
+def fit(self: ModelA,
+        data,  # judgments: a `Judgments`, a long DataFrame or a CSV path (options as in `as_judgments`)
+        **kwargs):
+    "Fit θ by ML/MAP from `n_starts` starts; the fitted estimator (attributes `theta_`, `posterior_`, `labels_`, ...)."
+    J = as_judgments(data, **kwargs)
+    if J.n_labels < 2:
+        raise ValueError(f"model A needs at least two labels; every judgment is {J.labels[0]!r} (declare the label "
+                         "set with labels=[...] if other labels were possible)")
+    if J.n_workers < 3:
+        raise ValueError(f"model A needs three workers per unit; the judgments have {J.n_workers} worker(s): {list(J.workers)}")
+    prep = prepare(J, self.omega, self.alpha, self.per_annotator_omega, incomplete=self.incomplete)
+    table = _fit_prepared(prep, self.method, self.optimizer, self.n_starts, self.seed, self.progress,
+                          self.max_iter, self.tol, self.prior)
+    return _set_fitted(self, prep, table)
 
-    @delegates(as_judgments, but=["data"])
-    def fit_predict(self,
-                    data,  # judgments, as in `fit`
-                    **kwargs) -> pd.Series:
-        "Fit, then return the most probable value of each unit (`labels_`)."
-        return self.fit(data, **kwargs).labels_
+# %% ../nbs/30_model_a.ipynb #fd538c45
+def _set_fitted(est, prep, table):
+    "Store the fitted attributes of `est` (a `ModelA`) from the optima `table` on the prepared data `prep`."
+    t, workers = prep.t, pd.Index(prep.t.annotators, name="worker")
+    theta = table.iloc[0][[f"θ[{w}]" for w in workers]].to_numpy(float)
+    unused = ~np.isin(np.arange(len(workers)), t.groups)
+    if unused.any():
+        warnings.warn(f"workers {list(workers[unused])} judged no complete unit: their θ is not estimated (NaN)")
+    est.theta_ = pd.Series(np.where(unused, np.nan, theta), index=workers, name="theta")
+    labels = pd.Index(t.values, name="label")
+    est.omega_ = (pd.Series(prep.omega, index=labels, name="omega") if prep.omega.ndim == 1
+                   else pd.DataFrame(prep.omega, index=workers, columns=labels))
+    est.optima_ = table
+    post = _state_posterior(prep, theta)
+    units = pd.Index(t.items, name="unit")
+    est.states_ = pd.DataFrame(post[t.item_pattern], index=units, columns=pd.Index(T_STATES, name="T"))
+    est.correctness_ = _correctness(prep, post, "map")
+    vp = _value_posterior(prep, post)[t.item_pattern]
+    est.posterior_ = pd.DataFrame(vp, index=units, columns=labels)
+    est.labels_ = pd.Series(labels[vp.argmax(axis=1)], index=units, name="label")
+    est.log_lik_ = _loglik(prep, theta)
+    return est
+
+# %% ../nbs/30_model_a.ipynb #5a82ccef
+@patch
+@delegates(as_judgments, but=["data"])
+def fit_predict(self: ModelA,
+                data,  # judgments, as in `fit`
+                **kwargs) -> pd.Series:
+    "Fit, then return the most probable value of each unit (`labels_`)."
+    return self.fit(data, **kwargs).labels_
 
 # %% ../nbs/30_model_a.ipynb #4d6ca540
 def cox_binary(p, rho, rho3=None) -> np.ndarray:
