@@ -56,6 +56,7 @@ TABLE3 = [["1", "0", "0", "0", "0"], ["0", "1", "0", "0", "0"], ["0", "0", "1", 
           ["0", "0", "0", "1", "0"], ["0", "0", "0", "α1", "(1-α1)"], ["0", "0", "α2", "0", "(1-α2)"],
           ["0", "α3", "0", "0", "(1-α3)"], ["α4", "α5", "α6", "α7", "(1-α4-α5-α6-α7)"]]
 
+# %% ../nbs/30_model_a.ipynb #8921a6ab
 def agreement_given_truth(alpha) -> np.ndarray:
     "Table 3: P(A_ijk | T_ijk, Θ) as an (..., 8, 5) array from α1..α7 (..., 7)."
     a = np.asarray(alpha, dtype=float)
@@ -69,6 +70,7 @@ def agreement_given_truth(alpha) -> np.ndarray:
         raise ValueError(f"alpha must give probabilities in [0, 1] in Table 3 (α4+…+α7 ≤ 1), got {np.round(a, 4).tolist()}")
     return R
 
+# %% ../nbs/30_model_a.ipynb #f721c408
 def agreement_type(vi, vj, vk) -> np.ndarray:
     "Index into `A_TYPES` (aaa, aaA, aAa, Aaa, Aaα) of the value triplets (vi, vj, vk)."
     vi, vj, vk = np.broadcast_arrays(*map(np.asarray, (vi, vj, vk)))
@@ -93,12 +95,14 @@ def _check_omega(omega, name="omega"):
                          "need at least two values with positive frequency")
     return om
 
+# %% ../nbs/30_model_a.ipynb #a3742807
 def _per_evaluator(om):
     "ω as (..., 3, M): one row per evaluator i, j, k (a shared ω is repeated)."
     if om.ndim == 1: return np.broadcast_to(om, (3,) + om.shape)
     if om.shape[-2] != 3: raise ValueError(f"per-evaluator omega must have shape (..., 3, M), got {om.shape}")
     return om
 
+# %% ../nbs/30_model_a.ipynb #f5335cec
 def alphas(omega) -> np.ndarray:
     "Table 4: α1..α7 from value frequencies `omega`: (M,) shared, or (..., 3, M) one row per evaluator i, j, k."
     om = _per_evaluator(_check_omega(omega))
@@ -174,6 +178,7 @@ def pattern_names(values):
     sep = "" if all(len(str(v)) == 1 for v in values) else ","
     return [sep.join(map(str, p)) for p in itertools.product(values, repeat=3)]
 
+# %% ../nbs/30_model_a.ipynb #39d4d34c
 def model_tables(
     theta,  # success rates of the three evaluators i, j, k
     omega,  # value frequencies (M,) or (3, M)
@@ -500,6 +505,7 @@ def _check_fit_options(method, optimizer, n_starts, seed, max_iter, tol, prior):
     except (TypeError, ValueError): raise ValueError(f"prior must be Beta parameters (a, b) > 0, got {prior!r}") from None
     return a, b
 
+# %% ../nbs/30_model_a.ipynb #518443a8
 def _fit_prepared(prep, method="map", optimizer="multistart", n_starts=20, seed=None, progress=None, max_iter=100,
                   tol=1e-3, prior=(2.0, 1.0)) -> pd.DataFrame:
     "Multi-start ML/MAP on prepared counts: the table of distinct optima (best first)."
@@ -595,6 +601,7 @@ def _state_posterior(prep, theta):
     "P(T | V, Θ) of every distinct pattern: P x 8."
     return truth_given_agreement(theta[prep.t.groups], prep.alpha)[prep.t.group, :, prep.t.kind]
 
+# %% ../nbs/30_model_a.ipynb #1fe8946a
 def _correctness(prep, post, kind):
     "Items x annotators: 'C'/'I' of the MAP state, or P(correct); empty/NaN where the annotator did not see the item."
     check_choice("kind", kind, ("map", "prob"))
@@ -605,6 +612,7 @@ def _correctness(prep, post, kind):
     if kind == "map": out = np.where(np.isnan(out), "", np.where(out == 1, "C", "I"))
     return pd.DataFrame(out, index=pd.Index(t.items, name="unit"), columns=pd.Index(t.annotators, name="worker"))
 
+# %% ../nbs/30_model_a.ipynb #9eb6d055
 def _value_posterior(prep, post):
     "P(correct value | V, Θ) of every distinct pattern: P x M (see the formula above)."
     t, M = prep.t, prep.t.n_values
@@ -757,17 +765,20 @@ def xi(theta_x, theta_y) -> np.ndarray:
     if not (0 < tx < 1 and 0 < ty < 1): raise ValueError("xi needs success rates strictly inside (0, 1)")
     return np.outer([np.sqrt((1 - tx) / tx), -np.sqrt(tx / (1 - tx))], [np.sqrt((1 - ty) / ty), -np.sqrt(ty / (1 - ty))])
 
+# %% ../nbs/30_model_a.ipynb #1dbbf367
 def _u_states(theta):
     "u_l(T) of eq. 22 in each of the 8 correctness states of one dimension: 8 x 3."
     th = _check_theta(theta, 3)
     if np.any((th <= 0) | (th >= 1)): raise ValueError(f"theta must lie strictly inside (0, 1) when rho ≠ 0, got {th.tolist()}")
     return (_CORRECT - th) / np.sqrt(th * (1 - th))
 
+# %% ../nbs/30_model_a.ipynb #0b157ffe
 def rho_range(theta_x, theta_y) -> tuple:
     "The interval of ρ_xy keeping every Ξ(T) of eq. 28 (hence every joint probability) non-negative."
     s = _u_states(theta_x) @ _u_states(theta_y).T            # Σ_l ξ_l^{xy} for every (T^x, T^y)
     return float(-1 / s.max()), float(-1 / s.min())
 
+# %% ../nbs/30_model_a.ipynb #7f018408
 def joint_truth(theta, rho) -> np.ndarray:
     "Eqs. 27–28: P(T^1, …, T^N | Θ) = Π_x P(T^x|Θ) · Ξ(T), an 8 x … x 8 array; `theta` N x 3, `rho` N x N."
     theta = _check_theta(theta, 3)
@@ -785,10 +796,12 @@ def joint_truth(theta, rho) -> np.ndarray:
         raise ValueError(f"rho gives negative joint probabilities (min Ξ(T) = {Xi.min():.3g}){hint}")
     return P * Xi
 
+# %% ../nbs/30_model_a.ipynb #b08c066b
 def kron_agreement(*alpha) -> np.ndarray:
     "Eq. 32: R^{xy…} = R^x ⊗ R^y ⊗ … from each dimension's α1..α7 (Table 3 matrices)."
     return reduce(np.kron, [agreement_given_truth(a) for a in alpha])
 
+# %% ../nbs/30_model_a.ipynb #6212413d
 def joint_agreement(theta, alpha, rho) -> np.ndarray:
     "Eqs. 25–28: P(A^1, …, A^N | Θ), a 5 x … x 5 array; `alpha` is one row of α1..α7 per dimension (or shared)."
     theta = _check_theta(theta, 3)
