@@ -46,7 +46,9 @@ def _check_theta(theta, n=None, name="theta"):
         raise ValueError(f"{name} must lie in [0, 1], got {np.round(th, 4).tolist()}")
     return th
 
-def p_truth(theta) -> np.ndarray:
+def p_truth(
+    theta,  # success rates θ of the evaluators i, j, k (..., 3)
+) -> np.ndarray:
     "Table 2: P(T_ijk | Θ) for the 8 correctness states CCC … III from success rates `theta` (..., 3)."
     th = _check_theta(theta, 3)[..., None, :]
     return np.where(_CORRECT, th, 1 - th).prod(-1)
@@ -57,7 +59,9 @@ TABLE3 = [["1", "0", "0", "0", "0"], ["0", "1", "0", "0", "0"], ["0", "0", "1", 
           ["0", "α3", "0", "0", "(1-α3)"], ["α4", "α5", "α6", "α7", "(1-α4-α5-α6-α7)"]]
 
 # %% ../nbs/30_model_a.ipynb #8921a6ab
-def agreement_given_truth(alpha) -> np.ndarray:
+def agreement_given_truth(
+    alpha,  # α1..α7 (..., 7), as in Table 4
+) -> np.ndarray:
     "Table 3: P(A_ijk | T_ijk, Θ) as an (..., 8, 5) array from α1..α7 (..., 7)."
     a = np.asarray(alpha, dtype=float)
     if a.ndim == 0 or a.shape[-1] != 7: raise ValueError(f"alpha must hold α1..α7 on its last axis, got shape {a.shape}")
@@ -71,7 +75,11 @@ def agreement_given_truth(alpha) -> np.ndarray:
     return R
 
 # %% ../nbs/30_model_a.ipynb #f721c408
-def agreement_type(vi, vj, vk) -> np.ndarray:
+def agreement_type(
+    vi,  # values of evaluator i
+    vj,  # values of evaluator j
+    vk,  # values of evaluator k
+) -> np.ndarray:
     "Index into `A_TYPES` (aaa, aaA, aAa, Aaa, Aaα) of the value triplets (vi, vj, vk)."
     vi, vj, vk = np.broadcast_arrays(*map(np.asarray, (vi, vj, vk)))
     t = np.full(vi.shape, 4, dtype=np.int64)
@@ -103,7 +111,9 @@ def _per_evaluator(om):
     return om
 
 # %% ../nbs/30_model_a.ipynb #f5335cec
-def alphas(omega) -> np.ndarray:
+def alphas(
+    omega,  # value frequencies ω: (M,) shared, or (..., 3, M) one row per evaluator
+) -> np.ndarray:
     "Table 4: α1..α7 from value frequencies `omega`: (M,) shared, or (..., 3, M) one row per evaluator i, j, k."
     om = _per_evaluator(_check_omega(omega))
     M = om.shape[-1]
@@ -121,7 +131,9 @@ def _type_tensor(M):
     v = np.arange(M)
     return agreement_type(v[:, None, None], v[None, :, None], v[None, None, :])
 
-def values_given_agreement(omega) -> np.ndarray:
+def values_given_agreement(
+    omega,  # value frequencies ω: (M,) shared, or (..., 3, M) one row per evaluator
+) -> np.ndarray:
     "Table 5, the β's: P(V_ijk | A_ijk) as an (..., 5, M, M, M) array from `omega` (M,) or (..., 3, M)."
     om = _per_evaluator(_check_omega(omega))
     M = om.shape[-1]
@@ -131,22 +143,36 @@ def values_given_agreement(omega) -> np.ndarray:
     return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
 
 # %% ../nbs/30_model_a.ipynb #b53acfd2
-def agreement_probability(theta, alpha) -> np.ndarray:
+def agreement_probability(
+    theta,  # success rates θ of the evaluators i, j, k (..., 3)
+    alpha,  # α1..α7 (..., 7), as in Table 4
+) -> np.ndarray:
     "P(A_ijk | Θ) = Σ_T P(A|T) P(T|Θ): the brackets of eqs. 16–20, shape (..., 5)."
     return np.einsum("...t,...ta->...a", p_truth(theta), agreement_given_truth(alpha))
 
-def joint_values_truth(theta, omega, alpha=None) -> np.ndarray:
+def joint_values_truth(
+    theta,  # success rates θ of the evaluators i, j, k (..., 3)
+    omega,  # value frequencies ω: (M,) shared, or (..., 3, M) one row per evaluator
+    alpha=None,  # α1..α7 instead of Table 4's from ω
+) -> np.ndarray:
     "Table 6: P(V_ijk, T_ijk | Θ), an (..., 8, M, M, M) array (α from Table 4 unless given)."
     alpha = alphas(omega) if alpha is None else alpha
     PTR = p_truth(theta)[..., :, None] * agreement_given_truth(alpha)            # (..., 8, 5)
     return np.einsum("...ta,...avwx->...tvwx", PTR, values_given_agreement(omega))
 
-def pattern_probability(theta, omega, alpha=None) -> np.ndarray:
+def pattern_probability(
+    theta,  # success rates θ of the evaluators i, j, k (..., 3)
+    omega,  # value frequencies ω: (M,) shared, or (..., 3, M) one row per evaluator
+    alpha=None,  # α1..α7 instead of Table 4's from ω
+) -> np.ndarray:
     "Table 7, eqs. 16–20: P(V_ijk | Θ) for every value triplet, an (..., M, M, M) array."
     alpha = alphas(omega) if alpha is None else alpha
     return np.einsum("...a,...avwx->...vwx", agreement_probability(theta, alpha), values_given_agreement(omega))
 
-def truth_given_agreement(theta, alpha) -> np.ndarray:
+def truth_given_agreement(
+    theta,  # success rates θ of the evaluators i, j, k (..., 3)
+    alpha,  # α1..α7 (..., 7), as in Table 4
+) -> np.ndarray:
     "Table 8: P(T_ijk | V_ijk, Θ) as an (..., 8, 5) array; column = agreement type of V (no β needed)."
     PTR = p_truth(theta)[..., :, None] * agreement_given_truth(alpha)
     S = PTR.sum(-2, keepdims=True)
@@ -166,14 +192,18 @@ def symbolic_posterior() -> pd.DataFrame:
         for c, s in terms: rows.append((s, v, f"{c}·{s}", den))
     return pd.DataFrame(rows, columns=["T", "V", "numerator", "denominator"])
 
-def term_latex(term):
+def term_latex(
+    term,  # a term 'coef·STATE', e.g. 'α5·III'
+):
     "LaTeX of a term 'coef·STATE', e.g. 'α5·III' -> α_5 θ̄_i θ̄_j θ̄_k."
     c, s = term.split("·")
     c = "" if c == "1" else c.replace("α", r"\alpha_").replace("-", " - ")
     return c + _theta_latex(s)
 
 # %% ../nbs/30_model_a.ipynb #f5d8b9ba
-def pattern_names(values):
+def pattern_names(
+    values,  # the value labels, in code order
+):
     "Names of all value triplets, e.g. '112' (values joined; with a comma when a label has several characters)."
     sep = "" if all(len(str(v)) == 1 for v in values) else ","
     return [sep.join(map(str, p)) for p in itertools.product(values, repeat=3)]
@@ -740,7 +770,11 @@ def fit_predict(self: ModelA,
     return self.fit(data, **kwargs).labels_
 
 # %% ../nbs/30_model_a.ipynb #4d6ca540
-def cox_binary(p, rho, rho3=None) -> np.ndarray:
+def cox_binary(
+    p,  # marginal success probabilities θ_i, strictly inside (0, 1)
+    rho,  # pairwise correlations ρ^{ij}: a symmetric k x k matrix
+    rho3=None,  # third-order correlations ρ^{ijk}: a dict {(i, j, k): ρ} (default none)
+) -> np.ndarray:
     "Eqs. 21–23: Cox's multivariate binary P(Y = y), a 2 x … x 2 array (index 1 = success), from marginals and pairwise ρ."
     p = _check_theta(p, name="p")
     k = len(p)
@@ -759,7 +793,10 @@ def cox_binary(p, rho, rho3=None) -> np.ndarray:
     return P.reshape((2,) * k)
 
 # %% ../nbs/30_model_a.ipynb #499bca3a
-def xi(theta_x, theta_y) -> np.ndarray:
+def xi(
+    theta_x,  # success rate θ^x_l of the evaluator in dimension x
+    theta_y,  # its success rate θ^y_l in dimension y
+) -> np.ndarray:
     "Eq. 24: ξ^{xy}_l of one evaluator with success rates θ^x_l, θ^y_l; a 2 x 2 array [t^x, t^y] with 0 = C, 1 = I."
     tx, ty = (float(_check_theta([t], 1, name)[0]) for t, name in ((theta_x, "theta_x"), (theta_y, "theta_y")))
     if not (0 < tx < 1 and 0 < ty < 1): raise ValueError("xi needs success rates strictly inside (0, 1)")
@@ -773,13 +810,19 @@ def _u_states(theta):
     return (_CORRECT - th) / np.sqrt(th * (1 - th))
 
 # %% ../nbs/30_model_a.ipynb #0b157ffe
-def rho_range(theta_x, theta_y) -> tuple:
+def rho_range(
+    theta_x,  # success rates θ^x of the three evaluators in dimension x
+    theta_y,  # their success rates θ^y in dimension y
+) -> tuple:
     "The interval of ρ_xy keeping every Ξ(T) of eq. 28 (hence every joint probability) non-negative."
     s = _u_states(theta_x) @ _u_states(theta_y).T            # Σ_l ξ_l^{xy} for every (T^x, T^y)
     return float(-1 / s.max()), float(-1 / s.min())
 
 # %% ../nbs/30_model_a.ipynb #7f018408
-def joint_truth(theta, rho) -> np.ndarray:
+def joint_truth(
+    theta,  # success rates: N dimensions x 3 evaluators
+    rho,  # correlations ρ between the dimensions: symmetric N x N
+) -> np.ndarray:
     "Eqs. 27–28: P(T^1, …, T^N | Θ) = Π_x P(T^x|Θ) · Ξ(T), an 8 x … x 8 array; `theta` N x 3, `rho` N x N."
     theta = _check_theta(theta, 3)
     if theta.ndim != 2: raise ValueError(f"theta must be N dimensions x 3 evaluators, got shape {theta.shape}")
@@ -802,7 +845,11 @@ def kron_agreement(*alpha) -> np.ndarray:
     return reduce(np.kron, [agreement_given_truth(a) for a in alpha])
 
 # %% ../nbs/30_model_a.ipynb #6212413d
-def joint_agreement(theta, alpha, rho) -> np.ndarray:
+def joint_agreement(
+    theta,  # success rates: N dimensions x 3 evaluators
+    alpha,  # α1..α7: one row per dimension, or one shared row
+    rho,  # correlations ρ between the dimensions: symmetric N x N
+) -> np.ndarray:
     "Eqs. 25–28: P(A^1, …, A^N | Θ), a 5 x … x 5 array; `alpha` is one row of α1..α7 per dimension (or shared)."
     theta = _check_theta(theta, 3)
     alpha = np.broadcast_to(np.asarray(alpha, dtype=float), (len(theta), 7))
