@@ -325,10 +325,16 @@ def _map_reduce(c, states: list, fn, *args):
     return _gather_sum(c, _map(c, fn, states, *args))
 
 # %% ../nbs/01_dask.ipynb #266b2bd3
-def _first(x): return x[0]
+def _first(x):
+    "The first item of a pair (a partition's new state)."
+    return x[0]
 
-def _second(x): return x[1]
+# %% ../nbs/01_dask.ipynb #5ec3ef0d
+def _second(x):
+    "The second item of a pair (a partition's statistics)."
+    return x[1]
 
+# %% ../nbs/01_dask.ipynb #ea644026
 def _step(c, states: list, fn, *args) -> tuple[list, dict]:
     "The partitions' new states and the sum of their statistics, from fn(state, *args) -> (state, stats), each computed once."
     out = _persist(c, _map(c, fn, states, *args))
@@ -336,8 +342,11 @@ def _step(c, states: list, fn, *args) -> tuple[list, dict]:
     return _persist(c, _map(c, _first, out)), stats
 
 # %% ../nbs/01_dask.ipynb #d4a4211d
-def _head(t): return t.iloc[:0]
+def _head(t):
+    "The empty frame with `t`'s columns and types (the meta of a dask DataFrame)."
+    return t.iloc[:0]
 
+# %% ../nbs/01_dask.ipynb #0e757dee
 def _from_parts(c, parts: list, meta=None):
     "A dask DataFrame of kept per-partition pandas DataFrames (their columns and types from the first one when `meta` is None)."
     import dask.dataframe as dd
@@ -768,6 +777,32 @@ def _b_posterior(st: _BState, model: ModelBParams, labels: pd.Index) -> pd.DataF
     post = np.zeros((0, len(labels))) if st.p is None else model.posterior(st.p)
     return pd.DataFrame(post, index=st.units, columns=labels)
 
+# %% ../nbs/01_dask.ipynb #53de3942
+def _em_step(c, states: list, g, l, eps: float, j: int, m: int, prior_gamma, prior_lam) -> tuple:
+    "One EM step from (γ, Λ) = (g, l) over the partitions: ((γ, Λ) of the M step, the log posterior at (g, l))."
+    s = _map_reduce(c, states, _b_estep, g, l, eps, j, m)
+    return _m_from(s, prior_gamma, prior_lam), s["ll"] + _log_prior(g, l, prior_gamma, prior_lam)
+
+# %% ../nbs/01_dask.ipynb #743ceb0f
+def _em_loglik(c, states: list, g, l, prior_gamma, prior_lam) -> float:
+    "The log posterior at (γ, Λ) = (g, l), summed over the partitions."
+    return _map_reduce(c, states, _b_loglik, g, l)["ll"] + _log_prior(g, l, prior_gamma, prior_lam)
+
+# %% ../nbs/01_dask.ipynb #ac722df5
+def _squarem_update(step, loglik, gamma, lam, g1, l1, amax: np.ndarray, m: int) -> tuple:
+    "After the EM step (gamma, lam) -> (g1, l1): the SQUAREM iterate (γ, Λ) and the EM steps it took; `amax` updated in place."
+    flat = lambda g, l: np.concatenate([g, l.ravel()])[None]
+    (g2, l2), _ = step(g1, l1); n = 1
+    x, a, ok = _squarem(flat(gamma, lam), flat(g1, l1), flat(g2, l2), amax)
+    g1, l1 = g2, l2
+    amax[~ok & (a >= amax)] *= 2
+    if ok[0]:
+        (g3, l3), ll3 = step(x[0, :m], x[0, m:].reshape(lam.shape)); n += 1
+        better = ll3 >= loglik(g2, l2)
+        if better: g1, l1 = g3, l3
+        amax[0] = (4 * amax[0] if a[0] >= amax[0] else amax[0]) if better else max(1.0, amax[0] / 4)
+    return g1, l1, n
+
 # %% ../nbs/01_dask.ipynb #74bc6388
 def em(
     states: list,  # the partitions' states (`_BState`), kept where they were computed
@@ -786,26 +821,15 @@ def em(
     c = _client()
     if isinstance(init, ModelBParams): gamma, lam = init.gamma, init.lam
     else: gamma, lam = _m_from(_map_reduce(c, states, _b_vote, j, m), prior_gamma, prior_lam)
-    def step(g, l):
-        s = _map_reduce(c, states, _b_estep, g, l, eps, j, m)
-        return _m_from(s, prior_gamma, prior_lam), s["ll"] + _log_prior(g, l, prior_gamma, prior_lam)
-    def loglik(g, l): return _map_reduce(c, states, _b_loglik, g, l)["ll"] + _log_prior(g, l, prior_gamma, prior_lam)
+    step = lambda g, l: _em_step(c, states, g, l, eps, j, m, prior_gamma, prior_lam)
+    loglik = lambda g, l: _em_loglik(c, states, g, l, prior_gamma, prior_lam)
     hist, converged, it, amax = [], False, 0, np.ones(1)
     accelerate = accelerate and eps == 0
-    flat = lambda g, l: np.concatenate([g, l.ravel()])[None]
     while it < max_iter:
         (g1, l1), ll0 = step(gamma, lam); it += 1
         hist.append(ll0)
-        if accelerate:   # SQUAREM as in model_b's EM loop: monotone, with Varadhan & Roland's step bound
-            (g2, l2), _ = step(g1, l1); it += 1
-            x, a, ok = _squarem(flat(gamma, lam), flat(g1, l1), flat(g2, l2), amax)
-            g1, l1 = g2, l2
-            amax[~ok & (a >= amax)] *= 2
-            if ok[0]:
-                (g3, l3), ll3 = step(x[0, :m], x[0, m:].reshape(lam.shape)); it += 1
-                better = ll3 >= loglik(g2, l2)
-                if better: g1, l1 = g3, l3
-                amax[0] = (4 * amax[0] if a[0] >= amax[0] else amax[0]) if better else max(1.0, amax[0] / 4)
+        if accelerate:
+            g1, l1, k = _squarem_update(step, loglik, gamma, lam, g1, l1, amax, m); it += k
         delta = max(np.abs(g1 - gamma).max(), np.abs(l1 - lam).max())
         gamma, lam = g1, l1
         if delta < tol: converged = True; break
