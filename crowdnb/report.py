@@ -257,18 +257,14 @@ class QualityReport:
     def __repr__(self):
         return f"QualityReport({self.J!r}, kind={self.plan.kind!r}, level={self.plan.level!r}, {len(self.sections)} sections)"
 
-# %% ../nbs/60_report.ipynb #dde8b7c1
+# %% ../nbs/60_report.ipynb #67c6a365
 @patch
-def glance(self: QualityReport) -> Section:
-    "The data at a glance: counts, judgments per unit and per worker (with histograms), the label distribution."
+def _glance_counts(self: QualityReport, s: Section) -> None:
+    "Judgments per unit and per worker in `s`: a table of min, median, mean and max, and two histograms."
     import matplotlib.pyplot as plt
-    J, p = self.J, self.plan
+    J = self.J
     per_unit = np.bincount(J.unit_code, minlength=J.n_units)
     per_worker = np.bincount(J.worker_code, minlength=J.n_workers)
-    s = Section("The data at a glance")
-    s.para(f"{J.n_judgments:,} judgments of {J.n_units:,} units by {J.n_workers:,} workers, with {J.n_labels:,} "
-           f"labels ({'declared' if J.closed else 'as they occur'}). Kind of data: <b>{esc(p.kind)}</b>; level of "
-           f"measurement: <b>{esc(p.level)}</b>.")
     d = lambda x: [int(x.min()), float(np.median(x)), float(x.mean()), int(x.max())]
     t = pd.DataFrame([d(per_unit), d(per_worker)], index=["judgments per unit", "judgments per worker"],
                      columns=["min", "median", "mean", "max"])
@@ -282,6 +278,13 @@ def glance(self: QualityReport) -> Section:
             ax.set_xlabel(f"judgments per {what}"); ax.set_ylabel(f"{what}s")
         fig.tight_layout()
         s.add(figure_html(fig, "histograms of judgments per unit and per worker"))
+
+# %% ../nbs/60_report.ipynb #386897d6
+@patch
+def _label_distribution(self: QualityReport, s: Section) -> None:
+    "How often each label was chosen, as a table (not for numbers) and a bar chart (a histogram for numbers) in `s`."
+    import matplotlib.pyplot as plt
+    J, p = self.J, self.plan
     rows, codes = J.label_codes()
     counts = pd.Series(np.bincount(codes, minlength=J.n_labels), index=J.labels, name="judgments")
     share = (counts / J.n_judgments).rename("share of judgments")
@@ -303,6 +306,18 @@ def glance(self: QualityReport) -> Section:
             if len(shown) > 30: ax.set_title(f"the 30 most frequent of {len(shown)} labels")
         fig.tight_layout()
         s.add(figure_html(fig, "distribution of the labels"))
+
+# %% ../nbs/60_report.ipynb #dde8b7c1
+@patch
+def glance(self: QualityReport) -> Section:
+    "The data at a glance: counts, judgments per unit and per worker (with histograms), the label distribution."
+    J, p = self.J, self.plan
+    s = Section("The data at a glance")
+    s.para(f"{J.n_judgments:,} judgments of {J.n_units:,} units by {J.n_workers:,} workers, with {J.n_labels:,} "
+           f"labels ({'declared' if J.closed else 'as they occur'}). Kind of data: <b>{esc(p.kind)}</b>; level of "
+           f"measurement: <b>{esc(p.level)}</b>.")
+    self._glance_counts(s)
+    self._label_distribution(s)
     self.sections.append(s)
     return s
 
@@ -796,18 +811,9 @@ def _pick(names, given, candidates, what, required=True):
     if required: raise ValueError(f"cannot tell which column names the {what}; pass rater= one of {names}")
     return None
 
-# %% ../nbs/60_report.ipynb #45d2652c
-def read_form(
-    data,  # the form export: a CSV path (repeated question headers kept) or a DataFrame
-    rater: str | None = None,  # column naming the rater; None: the first of Rater, Worker, Name, Email, Username, ...
-    timestamp: str | None = None,  # column of the submission time; None: Timestamp, Submitted, ... if present
-    comments=None,  # columns of free-text comments; None: every header containing 'comment', 'feedback' or 'remark'
-    ignore=(),  # other columns that are not questions
-    labels=None,  # the answer scale in its order (passed to `as_judgments`); None: the answers that occur
-    delimiter: str = ",",  # CSV field delimiter
-) -> FormRatings:
-    "Judgments from a web-form export: one row per (partial) submission, one column per question (repeats = consistency checks)."
-    names, rows = _form_frame(data, delimiter)
+# %% ../nbs/60_report.ipynb #5e5a8517
+def _form_columns(names: list, rater, timestamp, comments, ignore) -> tuple:
+    "(rater, timestamp, comments, skip): the form's non-question columns, checked against its header `names`."
     rater = _pick(names, rater, _RATER_NAMES, "rater")
     timestamp = _pick(names, timestamp, _TIME_NAMES, "submission time", required=False)
     if comments is None: comments = [n for n in names if re.search(r"comment|feedback|remark", n, re.I)]
@@ -815,8 +821,11 @@ def read_form(
     ignore = [ignore] if isinstance(ignore, str) else list(ignore)
     for c in comments + ignore:
         if c not in names: raise ValueError(f"the form has no column {c!r}; its columns are {names}")
-    skip = {rater, timestamp, *comments, *ignore}
-    grid = pd.DataFrame(rows, columns=range(len(names))).map(lambda v: str(v).strip())
+    return rater, timestamp, comments, {rater, timestamp, *comments, *ignore}
+
+# %% ../nbs/60_report.ipynb #5d1cee10
+def _submission_order(grid: pd.DataFrame, names: list, rater: str, timestamp) -> np.ndarray:
+    "The rows of `grid` in submission order; errors for a submission without a rater or with a bad time."
     who = grid[names.index(rater)]
     if (who == "").any():
         raise ValueError(f"the rater column {rater!r} is empty in {int((who == '').sum())} submission(s), e.g. row "
@@ -828,6 +837,11 @@ def read_form(
         if len(bad): raise ValueError(f"timestamp column {timestamp!r}: {grid.iat[bad[0], names.index(timestamp)]!r} "
                                       f"(row {bad[0] + 1}) is not a time")
         order = np.lexsort((np.arange(len(grid)), t.to_numpy()))
+    return order
+
+# %% ../nbs/60_report.ipynb #83f9e54f
+def _form_answers(grid: pd.DataFrame, names: list, order: np.ndarray, skip: set, rater: str, labels) -> pd.DataFrame:
+    "The non-empty answers as a long table (unit, occurrence, worker, label, row), the last submission winning."
     seen, cells = {}, []                              # (question text, occurrence, column index)
     for i, n in enumerate(names):
         if n in skip: continue
@@ -846,6 +860,24 @@ def read_form(
     nums = pd.to_numeric(t["label"], errors="coerce")
     if labels is None and nums.notna().all() and len(t):
         t["label"] = nums.astype(int) if (nums % 1 == 0).all() else nums
+    return t
+
+# %% ../nbs/60_report.ipynb #45d2652c
+def read_form(
+    data,  # the form export: a CSV path (repeated question headers kept) or a DataFrame
+    rater: str | None = None,  # column naming the rater; None: the first of Rater, Worker, Name, Email, Username, ...
+    timestamp: str | None = None,  # column of the submission time; None: Timestamp, Submitted, ... if present
+    comments=None,  # columns of free-text comments; None: every header containing 'comment', 'feedback' or 'remark'
+    ignore=(),  # other columns that are not questions
+    labels=None,  # the answer scale in its order (passed to `as_judgments`); None: the answers that occur
+    delimiter: str = ",",  # CSV field delimiter
+) -> FormRatings:
+    "Judgments from a web-form export: one row per (partial) submission, one column per question (repeats = consistency checks)."
+    names, rows = _form_frame(data, delimiter)
+    rater, timestamp, comments, skip = _form_columns(names, rater, timestamp, comments, ignore)
+    grid = pd.DataFrame(rows, columns=range(len(names))).map(lambda v: str(v).strip())
+    order = _submission_order(grid, names, rater, timestamp)
+    t = _form_answers(grid, names, order, skip, rater, labels)
     first, rep = t[t["occurrence"] == 0], t[t["occurrence"] > 0]
     pairs = rep.merge(first[["unit", "worker", "label"]], on=["unit", "worker"], suffixes=("", "_first"))
     repeats = pd.DataFrame({"unit": pairs["unit"], "worker": pairs["worker"], "first": pairs["label_first"],
@@ -1216,14 +1248,34 @@ def metrics(self: CorefReport) -> Section:
     with _plots(): s.add(figure_html(_hists({m: f1[m] for m in f1.columns[:4]}, "F1 per item"), "distributions of F1 per item"))
     return s
 
+# %% ../nbs/60_report.ipynb #5c738d45
+@patch
+def _trust_chart(self: CorefReport, s: Section) -> None:
+    "The raters' trust coefficients as a bar chart in `s`, their values added to the 'trust/standard' flags."
+    import matplotlib.pyplot as plt
+    from crowdnb.trust import trust_coefficients
+    from crowdnb.agreement import UndefinedAgreement
+    try:
+        tc = trust_coefficients(self.R, level=self.level, threshold=self.threshold)
+        self.trust_ = tc
+        coef = tc["coefficient"]
+        self.flags = [(k, i, m, e + (f" (trust coefficient {coef[i]:.3f} on the standard scale)" if m == "trust/standard" else ""))
+                      for k, i, m, e in self.flags]
+        with _plots():
+            fig, ax = plt.subplots(figsize=(min(2 + 0.45 * len(tc), 9), 2.6))
+            ax.bar(range(len(tc)), coef.to_numpy(), color=np.where(tc["outlier"], "#b42318", "#2f6fb3"))
+            ax.axhline(self.threshold, color="k", lw=0.8, ls="--")
+            ax.set_xticks(range(len(tc)), [str(x)[:12] for x in tc.index], rotation=45, ha="right")
+            ax.set_ylabel("trust coefficient"); ax.set_title("standard scale, all items")
+            fig.tight_layout()
+            s.add(figure_html(fig, "trust coefficient of each rater"))
+    except (UndefinedAgreement, ValueError) as e: s.para(f"The raters' trust coefficients are undefined: {esc(e)}.")
+
 # %% ../nbs/60_report.ipynb #4539d931
 @patch
 def table1(self: CorefReport) -> Section:
     "Table 1: alpha per scale on all and simple items, outliers by trust coefficients, alpha without them."
-    import matplotlib.pyplot as plt
     from crowdnb import humeval
-    from crowdnb.trust import trust_coefficients
-    from crowdnb.agreement import UndefinedAgreement
     s = Section("Table 1: agreement and outlier raters")
     self.sections.append(s)
     if self.R is None:
@@ -1241,21 +1293,7 @@ def table1(self: CorefReport) -> Section:
     scales = t.index.get_level_values("scale").unique()
     hits = pd.Series([w for (_, it), r in t.iterrows() if it == "all" for w in r["outliers"]], dtype=object).value_counts()
     self.outliers = list(hits.index[hits >= min(2, len(scales))])          # like the crowd report: two methods (scales)
-    try:
-        tc = trust_coefficients(self.R, level=self.level, threshold=self.threshold)
-        self.trust_ = tc
-        coef = tc["coefficient"]
-        self.flags = [(k, i, m, e + (f" (trust coefficient {coef[i]:.3f} on the standard scale)" if m == "trust/standard" else ""))
-                      for k, i, m, e in self.flags]
-        with _plots():
-            fig, ax = plt.subplots(figsize=(min(2 + 0.45 * len(tc), 9), 2.6))
-            ax.bar(range(len(tc)), coef.to_numpy(), color=np.where(tc["outlier"], "#b42318", "#2f6fb3"))
-            ax.axhline(self.threshold, color="k", lw=0.8, ls="--")
-            ax.set_xticks(range(len(tc)), [str(x)[:12] for x in tc.index], rotation=45, ha="right")
-            ax.set_ylabel("trust coefficient"); ax.set_title("standard scale, all items")
-            fig.tight_layout()
-            s.add(figure_html(fig, "trust coefficient of each rater"))
-    except (UndefinedAgreement, ValueError) as e: s.para(f"The raters' trust coefficients are undefined: {esc(e)}.")
+    self._trust_chart(s)
     s.para("Outlier raters (flagged on all items of at least two scales): "
            + (", ".join(f"<b>{esc(w)}</b>" for w in self.outliers) or "none") + ".")
     return s
