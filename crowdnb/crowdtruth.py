@@ -277,15 +277,9 @@ def sqs(
                 np.bincount(ix.p_unit, ww, minlength=ix.n_units), clamp)
 
 # %% ../nbs/10_crowdtruth.ipynb #3075285b
-def wsa(
-    ix: CrowdIndex,  # the crowd's sparse structure
-    sqs,  # SQS per unit
-    rqs,  # RQS per annotation
-    wqs=None,  # WQS per worker: the reference's weighted SentVec; None: the raw one (the seed)
-    clamp: float = 0.0,  # the reference's floor (`TINY`) for the cosine's root and the denominator; 0: exact
-) -> np.ndarray:
-    "Low-level (a `CrowdIndex`, score arrays): WSA per worker, Wcos(WorkVec(i,s), SentVec(s) - WorkVec(i,s)) averaged over the worker's units with weights SQS(s)."
-    sqs, rqs = np.asarray(sqs, float), np.asarray(rqs, float)
+def _wsa_cos(ix: CrowdIndex, rqs, wqs=None, clamp: float = 0.0) -> np.ndarray:
+    "Per judgment (i, s): Wcos(WorkVec(i,s), SentVec(s) - WorkVec(i,s)), from the entries and cells (with `clamp`: the reference's replacement of small roots)."
+    rqs = np.asarray(rqs, float)
     w = np.ones(ix.n_workers) if wqs is None else np.asarray(wqs, float)
     npos = len(ix.unit)
     x = w[ix.e_worker] * ix.e_val                            # the worker's (scaled) vector, per entry
@@ -300,7 +294,19 @@ def wsa(
     root = np.sqrt(den_w * np.maximum(den_s, 0.0))
     if clamp: c = np.where(root < clamp, clamp, num / np.where(root < clamp, 1.0, root))
     else: c = np.divide(num, root, out=np.zeros(npos), where=root > 0)
-    u = sqs[ix.unit]
+    return c
+
+# %% ../nbs/10_crowdtruth.ipynb #fb71690f
+def wsa(
+    ix: CrowdIndex,  # the crowd's sparse structure
+    sqs,  # SQS per unit
+    rqs,  # RQS per annotation
+    wqs=None,  # WQS per worker: the reference's weighted SentVec; None: the raw one (the seed)
+    clamp: float = 0.0,  # the reference's floor (`TINY`) for the cosine's root and the denominator; 0: exact
+) -> np.ndarray:
+    "Low-level (a `CrowdIndex`, score arrays): WSA per worker, Wcos(WorkVec(i,s), SentVec(s) - WorkVec(i,s)) averaged over the worker's units with weights SQS(s)."
+    c = _wsa_cos(ix, rqs, wqs, clamp)
+    u = np.asarray(sqs, float)[ix.unit]
     return _div(np.bincount(ix.worker, c * u, minlength=ix.n_workers),
                 np.bincount(ix.worker, u, minlength=ix.n_workers), clamp)
 
