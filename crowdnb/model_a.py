@@ -150,6 +150,7 @@ def agreement_probability(
     "P(A_ijk | Θ) = Σ_T P(A|T) P(T|Θ): the brackets of eqs. 16–20, shape (..., 5)."
     return np.einsum("...t,...ta->...a", p_truth(theta), agreement_given_truth(alpha))
 
+# %% ../nbs/30_model_a.ipynb #1ba436b9
 def joint_values_truth(
     theta,  # success rates θ of the evaluators i, j, k (..., 3)
     omega,  # value frequencies ω: (M,) shared, or (..., 3, M) one row per evaluator
@@ -160,6 +161,7 @@ def joint_values_truth(
     PTR = p_truth(theta)[..., :, None] * agreement_given_truth(alpha)            # (..., 8, 5)
     return np.einsum("...ta,...avwx->...tvwx", PTR, values_given_agreement(omega))
 
+# %% ../nbs/30_model_a.ipynb #6b5d1b5d
 def pattern_probability(
     theta,  # success rates θ of the evaluators i, j, k (..., 3)
     omega,  # value frequencies ω: (M,) shared, or (..., 3, M) one row per evaluator
@@ -169,6 +171,7 @@ def pattern_probability(
     alpha = alphas(omega) if alpha is None else alpha
     return np.einsum("...a,...avwx->...vwx", agreement_probability(theta, alpha), values_given_agreement(omega))
 
+# %% ../nbs/30_model_a.ipynb #5e7ed6ae
 def truth_given_agreement(
     theta,  # success rates θ of the evaluators i, j, k (..., 3)
     alpha,  # α1..α7 (..., 7), as in Table 4
