@@ -109,15 +109,19 @@ class CrowdIndex:
         self.n_units, self.n_workers, self.n_labels = J.n_units, J.n_workers, J.n_labels
         V = J.work_vectors()[order].tocsr(); V.sum_duplicates(); V.sort_indices()
         self.V = V                                                    # positions x annotations (WorkVec)
-        # entries: (position, annotation, count), sorted by position then annotation
-        self.e_pos = np.repeat(np.arange(V.shape[0]), np.diff(V.indptr))
-        self.e_lab, self.e_val = V.indices.astype(np.int64), V.data.astype(float)
-        self.e_unit, self.e_worker = self.unit[self.e_pos], self.worker[self.e_pos]
-        # cells (unit, annotation) sorted by unit then annotation; e_cell = the cell of each entry
-        cells, self.e_cell = np.unique(self.e_unit.astype(np.int64) * self.n_labels + self.e_lab, return_inverse=True)
-        self.c_unit, self.c_lab = cells // self.n_labels, cells % self.n_labels
+        self._index_entries(V)
         self.n_per_unit = np.bincount(self.unit, minlength=self.n_units)
         self.n_per_worker = np.bincount(self.worker, minlength=self.n_workers)
+
+# %% ../nbs/10_crowdtruth.ipynb #811b0f16
+@patch
+def _index_entries(self: CrowdIndex, V: sparse.csr_matrix):
+    "The entries of the answer vectors `V` (sorted by position, then annotation) and their cells (sorted by unit, then annotation)."
+    self.e_pos = np.repeat(np.arange(V.shape[0]), np.diff(V.indptr))
+    self.e_lab, self.e_val = V.indices.astype(np.int64), V.data.astype(float)
+    self.e_unit, self.e_worker = self.unit[self.e_pos], self.worker[self.e_pos]
+    cells, self.e_cell = np.unique(self.e_unit.astype(np.int64) * self.n_labels + self.e_lab, return_inverse=True)
+    self.c_unit, self.c_lab = cells // self.n_labels, cells % self.n_labels
 
 # %% ../nbs/10_crowdtruth.ipynb #84974fdf
 @patch
@@ -521,6 +525,16 @@ def _fp_options(ix, closed, tol, max_iter, weighted, clamp, progress) -> tuple:
     return (closed, check_number("tol", tol, low=0, low_open=True), check_int("max_iter", max_iter), weighted,
             check_number("clamp", clamp, low=0), progress)
 
+# %% ../nbs/10_crowdtruth.ipynb #f20d6704
+def _fp_change(ix: CrowdIndex, old: tuple, new: tuple) -> dict:
+    "The largest absolute change of WQS, SQS (left-out workers and units not tracked) and RQS between two iterations, and overall."
+    (w, u, a), (w_new, u_new, a_new) = old, new
+    act_w, act_u = ix.n_per_worker > 0, ix.n_per_unit > 0
+    d = dict(wqs=np.abs(w_new - w)[act_w].max(initial=0.0), uqs=np.abs(u_new - u)[act_u].max(initial=0.0),
+             aqs=np.abs(a_new - a).max(initial=0.0))
+    d["max"] = max(d.values())
+    return d
+
 # %% ../nbs/10_crowdtruth.ipynb #2b62715f
 def fixed_point(
     ix: CrowdIndex,  # the crowd's sparse structure, `CrowdIndex(judgments)`
@@ -534,16 +548,12 @@ def fixed_point(
     "Low-level (a `CrowdIndex`): iterate SQS, WQS (WSA x WWA) and RQS jointly from all-ones until the largest change is below `tol`."
     closed, tol, max_iter, weighted, clamp, progress = _fp_options(ix, closed, tol, max_iter, weighted, clamp, progress)
     w, u, a = np.ones(ix.n_workers), np.ones(ix.n_units), np.ones(ix.n_labels)
-    act_w, act_u = ix.n_per_worker > 0, ix.n_per_unit > 0     # scores of left-out units/workers are not tracked
     trace = [dict(wqs=w, uqs=u, aqs=a, wwa=w, wsa=w)]
     rows, converged = [], False
     with progress_bar(range(max_iter), show=progress, desc="CrowdTruth") as steps:
         for it in steps:
             w_new, u_new, a_new, wwa_, wsa_ = _fp_step(ix, w, u, a, closed, weighted, clamp)
-            d = dict(wqs=np.abs(w_new - w)[act_w].max(initial=0.0), uqs=np.abs(u_new - u)[act_u].max(initial=0.0),
-                     aqs=np.abs(a_new - a).max(initial=0.0))
-            d["max"] = max(d.values())
-            rows.append(d)
+            rows.append(d := _fp_change(ix, (w, u, a), (w_new, u_new, a_new)))
             w, u, a = w_new, u_new, a_new
             trace.append(dict(wqs=w, uqs=u, aqs=a, wwa=wwa_, wsa=wsa_))
             if d["max"] < tol: converged = True; break
@@ -717,18 +727,20 @@ def _dimred(x: str) -> str:
     toks = [t for t in toks if re.sub(r"[.?!,;:]+$", "", t) not in stop]
     return ",".join(toks) if toks else "NONE"
 
+# %% ../nbs/10_crowdtruth.ipynb #e277be76
+_RELEX_LABELS = ["alternate_names", "cause_of_death", "charges", "children", "employee_or_member_of", "founded_org", "none",
+    "origin", "place_of_birth", "place_of_death", "place_of_headquarters", "places_of_residence",
+    "schools_attended", "spouse", "subsidiaries", "title", "top_member_employee_of_org"]
+_PEOPLE_LABELS = ["archeologist", "architect", "artist", "astronaut", "athlete", "businessperson", "celebrity", "chef",
+    "criminal", "engineer", "farmer", "fictionalcharacter", "journalist", "judge", "lawyer", "militaryperson",
+    "model", "monarch", "none", "other", "philosopher", "politician", "presenter", "producer",
+    "psychologist", "scientist", "sportsmanager", "writer"]
+
 # %% ../nbs/10_crowdtruth.ipynb #1e3ac8b5
 def _tutorial_configs():
     "How each stored tutorial result of the crowdtruth repository was produced: input file, answer column, preprocessing, run options."
     strip = lambda s: s.astype(str).str.replace(r'[\[\]"]', "", regex=True)
     words = lambda s: strip(s).str.replace(" ", ",").map(lambda x: ",".join(t if t else '""' for t in x.split(",")))
-    rel = ["alternate_names", "cause_of_death", "charges", "children", "employee_or_member_of", "founded_org", "none",
-           "origin", "place_of_birth", "place_of_death", "place_of_headquarters", "places_of_residence",
-           "schools_attended", "spouse", "subsidiaries", "title", "top_member_employee_of_org"]
-    people = ["archeologist", "architect", "artist", "astronaut", "athlete", "businessperson", "celebrity", "chef",
-              "criminal", "engineer", "farmer", "fictionalcharacter", "journalist", "judge", "lawyer", "militaryperson",
-              "model", "monarch", "none", "other", "philosopher", "politician", "presenter", "producer",
-              "psychologist", "scientist", "sportsmanager", "writer"]
     reduced = lambda s: words(s).map(lambda x: _dimred(x.replace('""', ""))).map(
         lambda x: ",".join(t if t else '""' for t in x.split(",")))
     cf = dict(unit="_unit_id", worker="_worker_id")
@@ -736,10 +748,10 @@ def _tutorial_configs():
     lower = lambda s: s.astype(str).str.lower()
     return {
         "binary-relex": ("relex-binary-choice.csv", dict(cf, label="top_member_employee"), lower, dict(labels=["true", "false"])),
-        "multchoice-relex": ("relex-multiple-choice.csv", dict(cf, label="relations"), lower, dict(sep="\n", labels=rel)),
-        "sparsemultchoice-relex": ("relex-sparse-multiple-choice.csv", dict(cf, label="output_relations"), lower, dict(sep="\n", labels=rel)),
+        "multchoice-relex": ("relex-multiple-choice.csv", dict(cf, label="relations"), lower, dict(sep="\n", labels=_RELEX_LABELS)),
+        "sparsemultchoice-relex": ("relex-sparse-multiple-choice.csv", dict(cf, label="output_relations"), lower, dict(sep="\n", labels=_RELEX_LABELS)),
         "multchoice-people-video": ("person-video-multiple-choice.csv", dict(cf, label="selected_answer"),
-                                    lambda s: strip(s).str.lower().str.replace(" ", ""), dict(sep=",", labels=people)),
+                                    lambda s: strip(s).str.lower().str.replace(" ", ""), dict(sep=",", labels=_PEOPLE_LABELS)),
         "openextr-persvid": ("person-video-highlight.csv", dict(cf, label="taggedinsubtitles"), words, dict(sep=",")),
         "openextr-persvid-dimred": ("person-video-highlight.csv", dict(cf, label="taggedinsubtitles"), reduced, dict(sep=",")),
         "crowdtruth_rte": ("rte.standardized.csv", std, None, dict(labels=[0, 1])),
