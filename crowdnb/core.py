@@ -321,6 +321,7 @@ def _check_ids(df, col, what, line_offset):
     "The id column, checked (no missing or blank ids) and canonical (text stripped, whole floats as ints)."
     return _id_codes(df, col, what, line_offset)[0]
 
+# %% ../nbs/00_core.ipynb #6dd1dc64
 def _id_codes(df, col, what, line_offset):
     "`_check_ids` and, for text ids, their sorted codes and ids (as `pd.factorize(..., sort=True)` gives), else None."
     s = df[col]

@@ -161,7 +161,13 @@ def _encode(df, spec: dict, opts: dict, workers: pd.Index, labels: pd.Index, clo
 # %% ../nbs/01_dask.ipynb #00b35265
 class _CodedJudgments(Judgments):
     "Low-level: the `Judgments` view of an encoded partition (global worker and label codes), for the in-memory sparse machinery."
-    def __init__(self, part: _Part, workers: pd.Index, labels: pd.Index, closed: bool):
+    def __init__(
+        self,
+        part: _Part,  # the encoded partition
+        workers: pd.Index,  # every worker: the global worker codes
+        labels: pd.Index,  # the label set: the global label codes
+        closed: bool,  # the label set was declared
+    ):
         self.frame = pd.DataFrame(index=pd.RangeIndex(part.n_judgments))
         self.labels, self.closed = labels, closed
         self.units, self.workers = part.units, workers
