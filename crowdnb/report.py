@@ -92,7 +92,9 @@ class Section:
     left_out: str = ""                          # why the section's method does not apply ('' = it ran)
 
     def add(self, *fragments): self.parts.extend(fragments); return self
-    def para(self, text): return self.add(f"<p>{text}</p>")
+    def para(self,
+             text):  # HTML, already escaped
+        return self.add(f"<p>{text}</p>")
 
     def _repr_html_(self):
         head = f'<h2 id="{slug(self.title)}">{esc(self.title)}</h2>'
@@ -339,6 +341,31 @@ def pairwise_kappas(
     shared = n.astype(int); np.fill_diagonal(shared, 0)
     return pd.DataFrame(kappa, J.workers, J.workers), pd.DataFrame(shared, J.workers, J.workers)
 
+# %% ../nbs/60_report.ipynb #794b61df
+def _numeric_agreement(J: Judgments, codes: np.ndarray, u: np.ndarray, m: np.ndarray, others: np.ndarray) -> tuple:
+    "(score, chance) per judgment and the score per unit, for numeric labels (`u`: unit of each judgment, `m`: judgments per unit)."
+    x = J.labels.to_numpy(float)[codes]
+    tot = np.bincount(u, x, minlength=J.n_units)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        score = -np.abs(x - (tot[u] - x) / others)
+    mean_u = tot / m
+    spread = np.sqrt(np.bincount(u, (x - mean_u[u]) ** 2, minlength=J.n_units) / m)
+    unit = -np.where(m >= 2, spread, np.nan)
+    return score, np.full(len(u), np.nan), unit
+
+# %% ../nbs/60_report.ipynb #76c7280b
+def _label_agreement(J: Judgments, codes: np.ndarray, u: np.ndarray, m: np.ndarray, others: np.ndarray) -> tuple:
+    "(score, chance) per judgment and the score per unit, for categorical labels (`u`: unit of each judgment, `m`: judgments per unit)."
+    key = u.astype(np.int64) * J.n_labels + codes
+    votes = np.bincount(key, minlength=J.n_units * J.n_labels)             # judgments choosing the label on the unit
+    p = np.bincount(codes, minlength=J.n_labels) / len(codes)               # how often each label is chosen
+    vp = votes.reshape(J.n_units, J.n_labels) @ p
+    with np.errstate(divide="ignore", invalid="ignore"):
+        score = (votes[key] - 1) / others
+        expect = (vp[u] - p[codes]) / others                              # a label drawn at random, by p
+    top = votes.reshape(J.n_units, J.n_labels).max(axis=1)
+    return score, expect, np.where(m >= 2, top / m, np.nan)
+
 # %% ../nbs/60_report.ipynb #533cc4ba
 def agreement_scores(
     J: Judgments,  # judgments (single-label, multi-label or numeric)
@@ -350,25 +377,7 @@ def agreement_scores(
     m = np.bincount(J.unit_code, minlength=J.n_units).astype(float)           # judgments per unit
     others = m[u] - 1
     ok = others > 0
-    if numeric:
-        x = J.labels.to_numpy(float)[codes]
-        tot = np.bincount(u, x, minlength=J.n_units)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            score = -np.abs(x - (tot[u] - x) / others)
-        mean_u = tot / m
-        spread = np.sqrt(np.bincount(u, (x - mean_u[u]) ** 2, minlength=J.n_units) / m)
-        unit = -np.where(m >= 2, spread, np.nan)
-        expect = np.full(len(rows), np.nan)
-    else:
-        key = u.astype(np.int64) * J.n_labels + codes
-        votes = np.bincount(key, minlength=J.n_units * J.n_labels)             # judgments choosing the label on the unit
-        p = np.bincount(codes, minlength=J.n_labels) / len(codes)               # how often each label is chosen
-        vp = votes.reshape(J.n_units, J.n_labels) @ p
-        with np.errstate(divide="ignore", invalid="ignore"):
-            score = (votes[key] - 1) / others
-            expect = (vp[u] - p[codes]) / others                              # a label drawn at random, by p
-        top = votes.reshape(J.n_units, J.n_labels).max(axis=1)
-        unit = np.where(m >= 2, top / m, np.nan)
+    score, expect, unit = (_numeric_agreement if numeric else _label_agreement)(J, codes, u, m, others)
     per_j = pd.DataFrame({"j": rows, "s": np.where(ok, score, np.nan), "e": np.where(ok, expect, np.nan)}).groupby("j").mean()
     jw = J.worker_code[per_j.index.to_numpy()]
     good = np.isfinite(per_j["s"].to_numpy())
@@ -567,6 +576,43 @@ def _confusion_grid(conf: pd.DataFrame, workers, theta: pd.Series):
     fig.tight_layout()
     return fig
 
+# %% ../nbs/60_report.ipynb #8e2d9259
+@patch
+def _dawid_skene_tables(self: QualityReport, s: Section, m, mv: pd.DataFrame, post: pd.Series, same: np.ndarray) -> None:
+    "Gamma, the lowest-theta confusion matrices, every worker's theta and the units where model `m` and majority `mv` differ, in `s`."
+    J, theta = self.J, m.theta_
+    s.para("Estimated label probabilities γ:")
+    s.add(html_table(m.gamma_.to_frame().T, index=False))
+    low = theta.sort_values(kind="stable").index[:12]
+    with _plots(): s.add(figure_html(_confusion_grid(m.confusion_, low, theta),
+                                     "confusion matrices of the workers with the lowest theta"))
+    s.para(f"Confusion matrices of the {len(low)} worker(s) with the lowest θ (rows: true label; columns: the "
+           "label given). Every worker's θ, lowest first:")
+    s.add(html_table(pd.DataFrame({"theta": theta, "judgments": np.bincount(J.worker_code, minlength=J.n_workers)})
+                     .sort_values("theta", kind="stable"), max_rows=self.top))
+    diff = pd.DataFrame({"model": m.labels_, "posterior": post, "majority": mv["majority"],
+                         "votes": mv["votes"], "judgments": mv["judgments"]})[~same]
+    if len(diff):
+        s.para(f"The {len(diff):,} unit(s) where the model and the majority vote differ, least certain first:")
+        s.add(html_table(diff.sort_values("posterior", kind="stable"), max_rows=self.top))
+    else: s.para("The model and the majority vote agree on every unit.")
+
+# %% ../nbs/60_report.ipynb #b5b4acb4
+@patch
+def _dawid_skene_scores(self: QualityReport, m, post: pd.Series) -> None:
+    "The model's worker, unit and label-pair scores for the summary, and the workers whose theta is near chance."
+    J, theta = self.J, m.theta_
+    self.worker_scores["dawid-skene"], self.unit_scores["dawid-skene"] = theta, post
+    conf = m.confusion_.to_numpy(float).reshape(J.n_workers, J.n_labels, J.n_labels)
+    pooled = (conf * m.gamma_.to_numpy()[None, :, None]).mean(axis=0)        # P(true a, observed b), averaged over workers
+    self.pair_scores["dawid-skene"] = pooled + pooled.T
+    rows, codes = J.label_codes()
+    own = np.bincount(J.worker_code[rows].astype(np.int64) * J.n_labels + codes, minlength=J.n_workers * J.n_labels)
+    own = own.reshape(J.n_workers, J.n_labels) / np.maximum(own.reshape(J.n_workers, J.n_labels).sum(axis=1, keepdims=True), 1)
+    chance = pd.Series(own @ m.gamma_.to_numpy(), J.workers)                  # theta of a worker answering at random
+    self._flag("worker", theta.index[near_chance(theta, chance, self.fraction)], "dawid-skene",
+               lambda i: f"theta {theta[i]:.3f}, chance {chance[i]:.3f} (median {theta.median():.3f})")
+
 # %% ../nbs/60_report.ipynb #f8d60664
 @patch
 def dawid_skene(self: QualityReport,
@@ -590,31 +636,8 @@ def dawid_skene(self: QualityReport,
     s.para(f"EM {'converged' if m.converged_ else '<b>stopped before converging</b>'} after {m.n_iter_} iterations "
            f"(log-likelihood {m.log_lik_:.2f}). The model's label equals the majority vote on {same.mean():.1%} of the "
            f"{J.n_units:,} units. Median probability of a correct answer θ: {theta.median():.3f}.")
-    s.para("Estimated label probabilities γ:")
-    s.add(html_table(m.gamma_.to_frame().T, index=False))
-    low = theta.sort_values(kind="stable").index[:12]
-    with _plots(): s.add(figure_html(_confusion_grid(m.confusion_, low, theta),
-                                     "confusion matrices of the workers with the lowest theta"))
-    s.para(f"Confusion matrices of the {len(low)} worker(s) with the lowest θ (rows: true label; columns: the "
-           "label given). Every worker's θ, lowest first:")
-    s.add(html_table(pd.DataFrame({"theta": theta, "judgments": np.bincount(J.worker_code, minlength=J.n_workers)})
-                     .sort_values("theta", kind="stable"), max_rows=self.top))
-    diff = pd.DataFrame({"model": m.labels_, "posterior": post, "majority": mv["majority"],
-                         "votes": mv["votes"], "judgments": mv["judgments"]})[~same]
-    if len(diff):
-        s.para(f"The {len(diff):,} unit(s) where the model and the majority vote differ, least certain first:")
-        s.add(html_table(diff.sort_values("posterior", kind="stable"), max_rows=self.top))
-    else: s.para("The model and the majority vote agree on every unit.")
-    self.worker_scores["dawid-skene"], self.unit_scores["dawid-skene"] = theta, post
-    conf = m.confusion_.to_numpy(float).reshape(J.n_workers, J.n_labels, J.n_labels)
-    pooled = (conf * m.gamma_.to_numpy()[None, :, None]).mean(axis=0)        # P(true a, observed b), averaged over workers
-    self.pair_scores["dawid-skene"] = pooled + pooled.T
-    rows, codes = J.label_codes()
-    own = np.bincount(J.worker_code[rows].astype(np.int64) * J.n_labels + codes, minlength=J.n_workers * J.n_labels)
-    own = own.reshape(J.n_workers, J.n_labels) / np.maximum(own.reshape(J.n_workers, J.n_labels).sum(axis=1, keepdims=True), 1)
-    chance = pd.Series(own @ m.gamma_.to_numpy(), J.workers)                  # theta of a worker answering at random
-    self._flag("worker", theta.index[near_chance(theta, chance, self.fraction)], "dawid-skene",
-               lambda i: f"theta {theta[i]:.3f}, chance {chance[i]:.3f} (median {theta.median():.3f})")
+    self._dawid_skene_tables(s, m, mv, post, same)
+    self._dawid_skene_scores(m, post)
     return s
 
 # %% ../nbs/60_report.ipynb #dc3b9bfb
