@@ -539,6 +539,24 @@ def _squarem(x0, x1, x2, amax):
         a[bad] = (a[bad] - 1) / 2
     return x, -a, (a < -1) & (x >= 0).all(1)
 
+# %% ../nbs/31_model_b.ipynb #a5c101c1
+def _squarem_cycle(p, step, lp, G, L, G1, L1, amax, it):
+    "γ and Λ after one monotone SQUAREM cycle from (G, L) and its EM step (G1, L1); `amax` and the counts `it` updated in place."
+    M = G.shape[1]
+    flat = lambda G, L: np.concatenate([G, L.reshape(len(G), -1)], 1)
+    (G2, L2), _ = step(G1, L1); it += 1
+    x, a, ok = _squarem(flat(G, L), flat(G1, L1), flat(G2, L2), amax)
+    G1, L1 = G2.copy(), L2.copy()
+    amax[~ok & (a >= amax)] *= 2                          # the bound held the step back: allow more next time
+    if ok.any():
+        (G3, L3), ll3 = step(x[ok, :M], x[ok, M:].reshape(L[ok].shape)); it[ok] += 1
+        better = ll3 >= _e_batch(p, G2[ok], L2[ok])[1] + lp(G2[ok], L2[ok])
+        k = np.flatnonzero(ok)
+        G1[k[better]], L1[k[better]] = G3[better], L3[better]
+        # the step bound of Varadhan & Roland's SQUAREM: x4 after a full step that worked, /4 after a failure
+        amax[k] = np.where(better, np.where(a[k] >= amax[k], 4 * amax[k], amax[k]), np.maximum(1.0, amax[k] / 4))
+    return G1, L1
+
 # %% ../nbs/31_model_b.ipynb #530046a2
 def _em_loop(p, G, L, eps=0.0, votes=None, tol=1e-10, max_iter=100_000, accelerate=False, prior_gamma=0.0,
              prior_lam=0.0, history=False, done=None):
@@ -553,22 +571,11 @@ def _em_loop(p, G, L, eps=0.0, votes=None, tol=1e-10, max_iter=100_000, accelera
     def step(G, L):
         W, ll = _e_batch(p, G, L, eps, votes)
         return _m_batch(p, W, prior_gamma, prior_lam), ll + lp(G, L)
-    flat = lambda G, L: np.concatenate([G, L.reshape(len(G), -1)], 1)
     while len(act):
         (G1, L1), ll0 = step(G, L); it += 1
         if history: hist.append(ll0[0])
         if accelerate:   # SQUAREM, kept monotone: an extrapolation is kept only when it is as good as two EM steps
-            (G2, L2), _ = step(G1, L1); it += 1
-            x, a, ok = _squarem(flat(G, L), flat(G1, L1), flat(G2, L2), amax)
-            G1, L1 = G2.copy(), L2.copy()
-            amax[~ok & (a >= amax)] *= 2                          # the bound held the step back: allow more next time
-            if ok.any():
-                (G3, L3), ll3 = step(x[ok, :M], x[ok, M:].reshape(L[ok].shape)); it[ok] += 1
-                better = ll3 >= _e_batch(p, G2[ok], L2[ok])[1] + lp(G2[ok], L2[ok])
-                k = np.flatnonzero(ok)
-                G1[k[better]], L1[k[better]] = G3[better], L3[better]
-                # the step bound of Varadhan & Roland's SQUAREM: x4 after a full step that worked, /4 after a failure
-                amax[k] = np.where(better, np.where(a[k] >= amax[k], 4 * amax[k], amax[k]), np.maximum(1.0, amax[k] / 4))
+            G1, L1 = _squarem_cycle(p, step, lp, G, L, G1, L1, amax, it)
         delta = np.maximum(np.abs(G1 - G).max(1), np.abs(L1 - L).max((1, 2, 3)))
         G, L = G1, L1
         stop = (delta < tol) | (it >= max_iter)
