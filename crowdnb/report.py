@@ -746,21 +746,11 @@ def _in_short(self: QualityReport, t: pd.DataFrame, rule: str) -> list:
     if len(lp): out.append(f"The most confused labels are <b>{esc(lp.iloc[0])}</b>.")
     return out
 
-# %% ../nbs/60_report.ipynb #b5e890ee
+# %% ../nbs/60_report.ipynb #548be8b3
 @patch
-def summary(self: QualityReport) -> Section:
-    "A summary: workers flagged by at least two methods, the least clear units, the most confused label pairs."
-    t = self.summary_table()
-    self.summary_ = t
-    s = Section("Summary")
-    self.sections.append(s)
-    ran = [m for m in ("agreement", "kappa", "crowdtruth", "dawid-skene", "trust", "consistency") if m in self.worker_scores]
-    left = [f"{m} ({self.plan.methods[m]})" for m in ("kappa", "crowdtruth", "dawid-skene", "trust") if self.plan.methods.get(m)]
+def _summary_lists(self: QualityReport, s: Section, t: pd.DataFrame, rule: str) -> None:
+    "The flagged workers, the least clear units and the most confused label pairs of the summary table `t`, in `s`."
     w = t[t["kind"] == "worker"]
-    rule = "by at least two methods" if len(ran) >= 2 else "by the only method that scored them"
-    s.add(in_short(self._in_short(t, rule)))
-    s.para(f"Methods that scored the workers: <b>{esc(', '.join(ran))}</b>."
-           + (f" Left out: {esc('; '.join(left))}." if left else ""))
     s.add(f"<h3 id=\"whom-to-trust\">Whom to trust</h3>")
     if len(w):
         s.para(f"{len(w)} worker(s) flagged {rule} (closer to chance than to the crowd; trust: coefficient ≤ 0.5):")
@@ -779,6 +769,22 @@ def summary(self: QualityReport) -> Section:
     else:
         s.para("Left out: label pairs are measured on single-label categories (" +
                esc(self.plan.methods["fleiss"] or "no two labels were ever given to the same unit") + ").")
+
+# %% ../nbs/60_report.ipynb #b5e890ee
+@patch
+def summary(self: QualityReport) -> Section:
+    "A summary: workers flagged by at least two methods, the least clear units, the most confused label pairs."
+    t = self.summary_table()
+    self.summary_ = t
+    s = Section("Summary")
+    self.sections.append(s)
+    ran = [m for m in ("agreement", "kappa", "crowdtruth", "dawid-skene", "trust", "consistency") if m in self.worker_scores]
+    left = [f"{m} ({self.plan.methods[m]})" for m in ("kappa", "crowdtruth", "dawid-skene", "trust") if self.plan.methods.get(m)]
+    rule = "by at least two methods" if len(ran) >= 2 else "by the only method that scored them"
+    s.add(in_short(self._in_short(t, rule)))
+    s.para(f"Methods that scored the workers: <b>{esc(', '.join(ran))}</b>."
+           + (f" Left out: {esc('; '.join(left))}." if left else ""))
+    self._summary_lists(s, t, rule)
     return s
 
 # %% ../nbs/60_report.ipynb #7368e446
@@ -1418,6 +1424,18 @@ def summary(self: CorefReport) -> Section:
     else: s.para("Without ratings there is no disagreement to rank the items by.")
     return s
 
+# %% ../nbs/60_report.ipynb #fd717271
+def _coref_files(key, response, errors) -> dict:
+    "{'key', 'response', 'errors' (if given)}: the files as absolute paths, each checked to be an existing file."
+    files = {}
+    for what, p in (("key", key), ("response", response), ("errors", errors)):
+        if p is None: continue
+        if not isinstance(p, (str, os.PathLike)): raise TypeError(f"{what} must be a file path, not {type(p).__name__}")
+        if not Path(p).is_file(): raise ValueError(f"{what} file {str(p)!r} does not exist" if not Path(p).exists()
+                                                   else f"{what} file {str(p)!r} is a folder, not a file")
+        files[what] = str(Path(p).resolve())
+    return files
+
 # %% ../nbs/60_report.ipynb #61cd4c7d
 @delegates(as_judgments, but=["data"])
 def coref_report(
@@ -1439,13 +1457,7 @@ def coref_report(
     "Execute the coreference report notebook (seed 004's analysis) and write report.ipynb, report.html, summary.csv into `out`."
     check_level(level); check_number("threshold", threshold, 0, 1); top = check_int("top", top, 1)
     if key is None or response is None: raise TypeError("a coreference report needs both key= and response= (CoNLL files)")
-    files = {}
-    for what, p in (("key", key), ("response", response), ("errors", errors)):
-        if p is None: continue
-        if not isinstance(p, (str, os.PathLike)): raise TypeError(f"{what} must be a file path, not {type(p).__name__}")
-        if not Path(p).is_file(): raise ValueError(f"{what} file {str(p)!r} does not exist" if not Path(p).exists()
-                                                   else f"{what} file {str(p)!r} is a folder, not a file")
-        files[what] = str(Path(p).resolve())
+    files = _coref_files(key, response, errors)
     out = _prepare_out(out)
     rpath, options = (None, {}) if ratings is None else _data_param(ratings, out, kwargs)
     title = title or "Coreference annotation report"
