@@ -732,6 +732,20 @@ def label_matrix(
     m[self.unit_code[rows], self.worker_code[rows]] = codes
     return m
 
+# %% ../nbs/00_core.ipynb #e5735c8b
+def _matrix_array(matrix, units, workers) -> tuple:
+    "(the matrix as a checked 2-D array of labels, units, workers): a DataFrame's index and columns stand in for ids not given."
+    if isinstance(matrix, pd.DataFrame):
+        units = matrix.index if units is None else units
+        workers = matrix.columns if workers is None else workers
+        matrix = matrix.astype(object).to_numpy() if any(isinstance(t, pd.api.extensions.ExtensionDtype)
+                                                           for t in matrix.dtypes) else matrix.to_numpy()
+    m = np.asarray(matrix)
+    if m.ndim != 2: raise ValueError(f"the matrix must be 2-D (units x workers), got shape {m.shape}")
+    if m.dtype.kind not in "iufOUSb": raise TypeError(f"the matrix must hold labels (strings or numbers), not {m.dtype}")
+    if m.dtype.kind == "b": raise TypeError("the matrix holds booleans; labels must be strings or numbers")
+    return m, units, workers
+
 # %% ../nbs/00_core.ipynb #703f0fb3
 @patch(cls_method=True)
 def from_matrix(
@@ -743,15 +757,7 @@ def from_matrix(
     workers=None,  # worker ids for the columns (default: the DataFrame's columns, or 0..m-1)
 ) -> Judgments:
     "Judgments from a wide units x workers matrix (rows are units, columns are workers) with an explicit `missing` marker."
-    if isinstance(matrix, pd.DataFrame):
-        units = matrix.index if units is None else units
-        workers = matrix.columns if workers is None else workers
-        matrix = matrix.astype(object).to_numpy() if any(isinstance(t, pd.api.extensions.ExtensionDtype)
-                                                           for t in matrix.dtypes) else matrix.to_numpy()
-    m = np.asarray(matrix)
-    if m.ndim != 2: raise ValueError(f"the matrix must be 2-D (units x workers), got shape {m.shape}")
-    if m.dtype.kind not in "iufOUSb": raise TypeError(f"the matrix must hold labels (strings or numbers), not {m.dtype}")
-    if m.dtype.kind == "b": raise TypeError("the matrix holds booleans; labels must be strings or numbers")
+    m, units, workers = _matrix_array(matrix, units, workers)
     keep = ~pd.isna(m) if m.dtype.kind in "fO" else np.ones(m.shape, bool)
     if missing is not None:
         with np.errstate(invalid="ignore"): keep &= ~(m == missing) if m.dtype.kind != "O" else \
