@@ -43,7 +43,8 @@ def show_progress(
     env = os.environ.get("CROWDNB_PROGRESS")
     if env is not None: return env.strip().lower() not in ("0", "false", "no", "")
     import sys
-    if "ipykernel" in sys.modules: return True
+    ip = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
+    if type(ip).__name__ == "ZMQInteractiveShell": return True     # a live Jupyter kernel (not merely ipykernel imported)
     return bool(getattr(sys.stderr, "isatty", lambda: False)())
 
 # %% ../nbs/00_core.ipynb #2539192f

@@ -90,3 +90,13 @@ def test_closed_set_and_blank_ids_name_rows():
         as_judgments(df, labels=["x"])
     with pytest.raises(ValueError, match=r"outside the declared set \('z'\) at rows 1, 3"):
         as_judgments(df.assign(unit=["u1", "u2", "u3", "u1"]), labels=["x"])
+
+def test_progress_off_without_a_terminal_or_a_live_kernel(monkeypatch):
+    "ipykernel merely imported (a test session that ran notebooks) is no live Jupyter: no bar without a terminal."
+    import io, sys
+    import ipykernel  # noqa: F401
+    from crowdnb.core import show_progress
+    monkeypatch.delenv("CROWDNB_PROGRESS", raising=False)
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    assert show_progress(None) is False
+    assert show_progress(True) is True
