@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
-from conftest import shared
+from conftest import shared, four_ways
 from crowdnb.core import simulate_crowd, Judgments, as_judgments
 from crowdnb import crowdtruth as ct
 
@@ -278,16 +278,9 @@ def test_parity_when_scores_underflow():
 
 
 def _four_ways(tmp_path):
-    "One simulated single-label crowd as Judgments, as a long table with its own column names, as a CSV file, and as a units x workers matrix."
-    sim = simulate_crowd(n_units=40, n_workers=12, n_labels=4, workers_per_unit=5, seed=3)
-    df = sim.judgments
-    renamed = df.rename(columns={"unit": "item", "worker": "rater", "label": "answer"})
-    path = tmp_path / "crowd.csv"
-    renamed.to_csv(path, index=False)
-    cols = dict(unit="item", worker="rater", label="answer", labels=sim.labels)
-    wide = df.pivot(index="unit", columns="worker", values="label")
-    return sim, {"judgments": (as_judgments(df, labels=sim.labels), {}), "long table": (renamed, cols),
-                 "csv path": (path, cols), "from_matrix": (Judgments.from_matrix(wide, labels=sim.labels), {})}
+    "The simulated crowd four ways (conftest.four_ways)."
+    sim, ways, _ = four_ways(tmp_path)
+    return sim, ways
 
 
 @pytest.mark.parametrize("reference", [False, True])

@@ -13,6 +13,7 @@ from collections import defaultdict
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import four_ways
 from hypothesis import given, settings, strategies as st, HealthCheck
 
 from crowdnb.core import as_judgments
@@ -376,17 +377,9 @@ def test_relex_tutorial_matches_oracle(name, column):
 # ---------------------------------------------------------------- four ways in
 def test_four_ways_in_give_the_same_metrics(tmp_path):
     "Judgments, a renamed long DataFrame, a CSV path and Judgments.from_matrix give the same metrics (single-label crowd)."
-    from crowdnb.core import simulate_crowd, Judgments
-    sim = simulate_crowd(n_units=40, n_workers=12, n_labels=4, workers_per_unit=5, seed=3)
-    df = sim.judgments
-    renamed = df.rename(columns={"unit": "item", "worker": "rater", "label": "answer"})
-    path = tmp_path / "crowd.csv"
-    renamed.to_csv(path, index=False)
-    cols = dict(unit="item", worker="rater", label="answer", labels=sim.labels)
-    wide = df.pivot(index="unit", columns="worker", values="label")
+    sim, ways, renamed = four_ways(tmp_path)
     before = renamed.copy(deep=True)
-    res = {"judgments": ct1.metrics(as_judgments(df, labels=sim.labels)), "long table": ct1.metrics(renamed, **cols),
-           "csv path": ct1.metrics(path, **cols), "from_matrix": ct1.metrics(Judgments.from_matrix(wide, labels=sim.labels))}
+    res = {k: ct1.metrics(data, **kw) for k, (data, kw) in ways.items()}
     pd.testing.assert_frame_equal(renamed, before)
     base = res["judgments"]
     for k, r in res.items():
