@@ -300,7 +300,7 @@ def log_likelihood(self: ModelBParams,
        ) -> float:
     "$\\log L=\\sum_n \\log \\sum_\\psi \\gamma_\\psi \\prod_x \\lambda^{(x)}_{v_x|\\psi}$ (eqs. 35, 40)."
     p = self._patterns(data, missing)
-    return _total(p.counts, _lse(_log_joint(p, _log(self.gamma), _loglam(self.lam)))[:, 0])
+    return _total(p.counts, _lse(self.log_joint(p))[:, 0])
 
 # %% ../nbs/31_model_b.ipynb #11966aac
 @patch
@@ -310,7 +310,7 @@ def posterior(self: ModelBParams,
        ) -> np.ndarray:
     "Items x classes $P(C=\\psi|V)$ (eq. 37); rows of pattern counts when `data` are counts."
     p = self._patterns(data, missing)
-    post = _lse(_log_joint(p, _log(self.gamma), _loglam(self.lam)), True)[1]
+    post = _lse(self.log_joint(p), True)[1]
     return _items(p, post, self.gamma)
 
 # %% ../nbs/31_model_b.ipynb #b0fed189
