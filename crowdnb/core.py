@@ -18,9 +18,9 @@ from fastcore.basics import patch
 from scipy import sparse
 
 # %% auto #0
-__all__ = ['LEVELS', 'FORMATS', 'as_rng', 'show_progress', 'progress_bar', 'check_choice', 'check_int', 'check_number',
-           'check_level', 'check_bool', 'group_runs', 'shared_data', 'Judgments', 'detect_format', 'read_table',
-           'as_judgments', 'write_csv', 'loop_design', 'design_matrix', 'Simulation', 'simulate_crowd']
+__all__ = ['LEVELS', 'FORMATS', 'as_rng', 'show_progress', 'progress_bar', 'engine', 'kernel', 'check_choice', 'check_int',
+           'check_number', 'check_level', 'check_bool', 'group_runs', 'shared_data', 'Judgments', 'detect_format',
+           'read_table', 'as_judgments', 'write_csv', 'loop_design', 'design_matrix', 'Simulation', 'simulate_crowd']
 
 # %% ../nbs/00_core.ipynb #4cdfcd95
 def as_rng(
@@ -58,6 +58,34 @@ def progress_bar(
     "Wrap `iterable` in a text progress bar (tqdm) when `show_progress(show)` says so."
     from tqdm.auto import tqdm
     return tqdm(iterable, total=total, desc=desc, disable=not show_progress(show), leave=False, **kwargs)
+
+# %% ../nbs/00_core.ipynb #8bbe6feb
+def engine() -> str:
+    "The engine of crowdnb's hot loops: 'numba' when numba is installed (`crowdnb[fast]`), else 'numpy'; the environment variable `CROWDNB_ENGINE=numpy` or `=numba` decides instead."
+    env = os.environ.get("CROWDNB_ENGINE", "").strip().lower()
+    if env not in ("", "numba", "numpy"):
+        raise ValueError(f"CROWDNB_ENGINE must be 'numba' or 'numpy' (or unset), not {env!r}")
+    if env == "numpy": return "numpy"
+    import importlib.util
+    have = importlib.util.find_spec("numba") is not None
+    if env == "numba" and not have:
+        raise ImportError("CROWDNB_ENGINE=numba, but numba is not installed: pip install 'crowdnb[fast]'")
+    return "numba" if have else "numpy"
+
+# %% ../nbs/00_core.ipynb #31752cf1
+class kernel:
+    "Decorator: a loop compiled by numba (nopython, cached on disk) on its first call; callers check `engine()` and keep a numpy path."
+    def __init__(self,
+                 fn=None,  # the function to compile (or None when used as `@kernel(parallel=True)`)
+                 **opts):  # options for `numba.njit`, e.g. `parallel=True`
+        self.py, self.opts, self._jit = fn, opts, None
+    def __call__(self, *args):
+        if self.py is None: return kernel(args[0], **self.opts)    # @kernel(...) with options
+        if self._jit is None:
+            import numba
+            cache = self.py.__module__.startswith("crowdnb.")       # notebook cells are compiled afresh
+            self._jit = numba.njit(cache=cache, nogil=True, **self.opts)(self.py)
+        return self._jit(*args)
 
 # %% ../nbs/00_core.ipynb #11e8cda4
 def check_choice(
