@@ -33,6 +33,7 @@ _RENAMED = {"rater": "worker", "value": "label", "item": "unit", "rating": "labe
             "value_domain": "labels", "domain": "labels", "values": "labels", "categories": "labels",
             "raters": "workers", "max_raters": "max_workers", "counts": "fleiss_kappa_counts"}
 
+# %% ../nbs/20_agreement.ipynb #3d307584
 def _judgments(data, kwargs: dict, what: str) -> Judgments:
     "`as_judgments(data, **kwargs)`, refusing an option of the old per-module interfaces with its new name."
     old = [k for k in kwargs if k in _RENAMED]
@@ -107,26 +108,31 @@ def _chance_corrected(c1, c2, k, weights, pooled):
                                  "unit): the coefficient is 0/0, undefined")
     return float(1.0 - (w * o).sum() / de)
 
+# %% ../nbs/20_agreement.ipynb #987c6afa
+def _pick_pair(j: Judgments, workers, what) -> np.ndarray:
+    "Positions of the two chosen workers in `j.workers` (both, if `workers` is None and there are exactly two)."
+    if workers is None:
+        if j.n_workers != 2:
+            raise ValueError(f"{what} compares two workers; the judgments have {j.n_workers} ({_ids(j.workers)}): "
+                             "pass workers=(a, b)")
+        return np.array([0, 1])
+    if isinstance(workers, (str, bytes)) or not isinstance(workers, (list, tuple, pd.Index, np.ndarray)) \
+            or len(workers) != 2:
+        raise TypeError(f"workers must be a pair (a, b) of worker ids, not {workers!r}")
+    pick = j.workers.get_indexer(list(workers))
+    if (pick < 0).any() and all(isinstance(w, str) for w in workers):     # '7' for worker 7, e.g. from a command line
+        pick = pd.Index(j.workers.astype(str)).get_indexer(list(workers))
+    unknown = [w for w, p in zip(workers, pick) if p < 0]
+    if unknown: raise ValueError(f"workers {unknown} are not among the judgments' workers ({_ids(j.workers)})")
+    if pick[0] == pick[1]: raise ValueError(f"workers names the same worker twice ({workers[0]!r})")
+    return pick
+
 # %% ../nbs/20_agreement.ipynb #bb1b54c5
 def _two_workers(j: Judgments, workers, weights, what):
     "Codes of the units both chosen workers judged (their order kept), after checking the pair and the weights."
     check_choice("weights", weights, _WEIGHTS)
     _single_label(j, what)
-    if workers is None:
-        if j.n_workers != 2:
-            raise ValueError(f"{what} compares two workers; the judgments have {j.n_workers} ({_ids(j.workers)}): "
-                             "pass workers=(a, b)")
-        pick = np.array([0, 1])
-    else:
-        if isinstance(workers, (str, bytes)) or not isinstance(workers, (list, tuple, pd.Index, np.ndarray)) \
-                or len(workers) != 2:
-            raise TypeError(f"workers must be a pair (a, b) of worker ids, not {workers!r}")
-        pick = j.workers.get_indexer(list(workers))
-        if (pick < 0).any() and all(isinstance(w, str) for w in workers):     # '7' for worker 7, e.g. from a command line
-            pick = pd.Index(j.workers.astype(str)).get_indexer(list(workers))
-        unknown = [w for w, p in zip(workers, pick) if p < 0]
-        if unknown: raise ValueError(f"workers {unknown} are not among the judgments' workers ({_ids(j.workers)})")
-        if pick[0] == pick[1]: raise ValueError(f"workers names the same worker twice ({workers[0]!r})")
+    pick = _pick_pair(j, workers, what)
     if weights != "identity" and j.labels.dtype.kind not in "iuf" and not j.closed:
         raise ValueError(f"weights={weights!r} need ordered labels; the labels are strings ({_ids(j.labels)}): "
                          "pass labels= in their scale order")
@@ -336,6 +342,30 @@ def _bootstrap_weights(rng, n_units: int, size: int) -> np.ndarray:
     "Low-level: `size` multinomial resamples of `n_units` units (how often each unit is drawn)."
     return rng.multinomial(n_units, np.full(n_units, 1.0 / n_units), size=size).astype(float)
 
+# %% ../nbs/20_agreement.ipynb #1f10fb04
+def _resample_alphas(contrib, w, values, level, d_fixed) -> np.ndarray:
+    "Alphas of the resamples whose unit weights are the rows of `w` (nan where a resample has no variation)."
+    v = len(values)
+    o = np.asarray((contrib.T @ w.T).T).reshape(-1, v, v)
+    n_v = o.sum(axis=1)
+    d = _delta2(values, n_v, level) if d_fixed is None else d_fixed
+    do = (o * d).sum((1, 2))
+    de = (n_v[:, :, None] * n_v[:, None, :] * d).sum((1, 2))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(de > 0, 1.0 - (n_v.sum(axis=1) - 1) * do / de, np.nan)
+
+# %% ../nbs/20_agreement.ipynb #6a6f43b3
+def _bootstrap_alphas(contrib, values, level, rng, n_boot: int, batch: int, progress) -> np.ndarray:
+    "Alphas of `n_boot` resamples of the units (rows of `contrib`), `batch` at a time (nan: no variation)."
+    v, n_units = len(values), contrib.shape[0]
+    batch = int(max(1, min(batch, 2e7 // (v * v + n_units))))
+    d_fixed = None if level == "ordinal" else _delta2(values, None, level)
+    out = []
+    for start in progress_bar(range(0, n_boot, batch), show=progress, desc="bootstrap", total=-(-n_boot // batch)):
+        w = _bootstrap_weights(rng, n_units, min(batch, n_boot - start))
+        out.append(_resample_alphas(contrib, w, values, level, d_fixed))
+    return np.concatenate(out)
+
 # %% ../nbs/20_agreement.ipynb #a1f9a960
 @delegates(as_judgments, but=["data"])
 def alpha_bootstrap(
@@ -360,21 +390,7 @@ def alpha_bootstrap(
     n = j.unit_vectors()
     a = alpha_from_counts(n, values, level)
     n = n[np.asarray(n.sum(axis=1)).ravel() >= 2]
-    contrib = _unit_contributions(n)
-    v, n_units = len(values), n.shape[0]
-    batch = int(max(1, min(batch, 2e7 // (v * v + n_units))))
-    d_fixed = None if level == "ordinal" else _delta2(values, None, level)
-    out = []
-    for start in progress_bar(range(0, n_boot, batch), show=progress, desc="bootstrap", total=-(-n_boot // batch)):
-        w = _bootstrap_weights(rng, n_units, min(batch, n_boot - start))
-        o = np.asarray((contrib.T @ w.T).T).reshape(-1, v, v)
-        n_v = o.sum(axis=1)
-        d = _delta2(values, n_v, level) if d_fixed is None else d_fixed
-        do = (o * d).sum((1, 2))
-        de = (n_v[:, :, None] * n_v[:, None, :] * d).sum((1, 2))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out.append(np.where(de > 0, 1.0 - (n_v.sum(axis=1) - 1) * do / de, np.nan))
-    s = np.concatenate(out)
+    s = _bootstrap_alphas(_unit_contributions(n), values, level, rng, n_boot, batch, progress)
     ok = np.isfinite(s)
     if not ok.any(): raise UndefinedAgreement("every bootstrap resample lacks variation: no interval")
     low, high = np.quantile(s[ok], [(1 - ci) / 2, (1 + ci) / 2])
@@ -409,12 +425,12 @@ def _summarise(pairs: pd.DataFrame) -> pd.Series:
     out["pairs"] = len(pairs)
     return pd.Series(out, dtype=object)
 
-# %% ../nbs/20_agreement.ipynb #b4f3baf8
-def _by_rows(mat_rows, mat_cols, weights, shape):
-    "Sparse matrix of summed `weights` at (mat_rows, mat_cols)."
-    m = sparse.csr_matrix((weights, (mat_rows, mat_cols)), shape=shape)
-    m.sum_duplicates()
-    return m
+# %% ../nbs/20_agreement.ipynb #1a27cf5d
+def _check_pairwise(rule, kappa_if_perfect):
+    "Refuse an unknown rule and a kappa_if_perfect that is not a number (a bool is not one)."
+    check_choice("rule", rule, ("yesno", "choice"))
+    if isinstance(kappa_if_perfect, (bool, np.bool_)) or not isinstance(kappa_if_perfect, (Real, np.number)):
+        raise TypeError(f"kappa_if_perfect must be a number (or nan), not {kappa_if_perfect!r}")
 
 # %% ../nbs/20_agreement.ipynb #04ad761c
 def _worker_filter(j: Judgments, workers) -> Judgments:
@@ -428,6 +444,36 @@ def _worker_filter(j: Judgments, workers) -> Judgments:
         raise ValueError(f"no judgment is left after the filter workers={list(workers)[:5]!r}; the judgments' workers "
                          f"are {_ids(j.workers)}")
     return j if keep.all() else Judgments(j.frame[keep], j.labels, closed=j.closed)
+
+# %% ../nbs/20_agreement.ipynb #6242c2d7
+def _questions(j: Judgments, rule: str, none) -> tuple:
+    "Question code of each judgment, the categories to score, and `asked(c)`: the judgments that answer category c."
+    f = j.frame
+    if "dimension" in f:
+        q = f.groupby(["unit", "dimension"], sort=False).ngroup().to_numpy()
+        cat_code, cats = pd.factorize(f["dimension"], sort=True)
+        asked = lambda c: cat_code == c
+    else:
+        q = j.unit_code
+        cats = pd.Index([x for x in j.labels if x != none]) if rule == "yesno" else pd.Index(["all"])
+        asked = lambda c: np.ones(len(f), bool)
+    if len(cats) == 0: raise ValueError(f"no category to score: every label is the none label {none!r}")
+    return q, cats, asked
+
+# %% ../nbs/20_agreement.ipynb #41174e61
+def _none_counts(j: Judgments, none) -> np.ndarray:
+    "How often each judgment holds the `none` label (zeros when the labels have no `none`)."
+    W = j.work_vectors().tocsc()                                   # judgments x labels: label occurrences
+    return W[:, j.labels.get_loc(none)].toarray().ravel() if none in j.labels else np.zeros(len(j.frame))
+
+# %% ../nbs/20_agreement.ipynb #c0803b67
+def _yes_counts(j: Judgments, none, cats: pd.Index):
+    "`yes_of(c)`: each judgment's yes answers to category c, at most its count (with a dimension: its non-none labels)."
+    W, count = j.work_vectors().tocsc(), j.frame["count"].to_numpy(float)
+    if "dimension" in j.frame:
+        yes_all = np.minimum(np.asarray(W.sum(axis=1)).ravel() - _none_counts(j, none), count)
+        return lambda c: yes_all
+    return lambda c: np.minimum(W[:, j.labels.get_loc(cats[c])].toarray().ravel(), count)
 
 # %% ../nbs/20_agreement.ipynb #8f5e5df1
 def _unit_candidates(candidates, j: Judgments) -> np.ndarray:
@@ -451,6 +497,87 @@ def _unit_candidates(candidates, j: Judgments) -> np.ndarray:
         raise ValueError(f"candidates must be whole numbers >= 1; unit {j.units[bad][0]!r} has {float(f[bad][0])!r}")
     return f
 
+# %% ../nbs/20_agreement.ipynb #e3a281d6
+def _choice_codes(j: Judgments, q: np.ndarray, candidates) -> tuple:
+    "Choice rule: the label occurrences' judgment rows, their (question, answer) codes, and the candidates per question."
+    bad = np.flatnonzero(j.frame["labels"].map(len).to_numpy() != j.frame["count"].to_numpy(float))
+    if len(bad):
+        raise ValueError(f"rule='choice' needs one answer per annotation; the judgments at {_rows_msg(bad)} hold "
+                         "several labels")
+    rows, codes = j.label_codes()
+    g = pd.factorize(q[rows].astype(np.int64) * j.n_labels + codes)[0]
+    f_q = np.zeros(q.max() + 1); f_q[q] = _unit_candidates(candidates, j)[j.unit_code]
+    return rows, g, f_q
+
+# %% ../nbs/20_agreement.ipynb #b4f3baf8
+def _by_rows(mat_rows, mat_cols, weights, shape):
+    "Sparse matrix of summed `weights` at (mat_rows, mat_cols)."
+    m = sparse.csr_matrix((weights, (mat_rows, mat_cols)), shape=shape)
+    m.sum_duplicates()
+    return m
+
+# %% ../nbs/20_agreement.ipynb #84438e69
+def _shared_pairs(C: sparse.csr_matrix) -> tuple:
+    "The worker pairs i < k that share annotations in the questions x workers counts C, and how many (S = C'C)."
+    T = sparse.triu((C.T @ C).tocsr(), k=1).tocoo()
+    return T.row, T.col, T.data
+
+# %% ../nbs/20_agreement.ipynb #f607d459
+def _yesno_pair_stats(C, Y, i, k, shared) -> tuple:
+    "Yes/no rule: agreements and expected agreement of the pairs (i, k), and their yes counts."
+    N = C - Y
+    YC = (Y.T @ C).tocsr()
+    agree = np.asarray((Y.T @ Y + N.T @ N).tocsr()[i, k]).ravel()
+    y1, y2 = np.asarray(YC[i, k]).ravel(), np.asarray(YC[k, i]).ravel()
+    n1, n2 = shared - y1, shared - y2
+    expected = (y1 * y2 + n1 * n2) / shared ** 2
+    return agree, expected, {"yes1": y1.astype(int), "yes2": y2.astype(int)}
+
+# %% ../nbs/20_agreement.ipynb #15f1bf99
+def _choice_pair_stats(C, G, Z, f_q, i, k, shared) -> tuple:
+    "Choice rule: agreements and expected agreement of the pairs (i, k), their nones and candidate totals."
+    ZC = (Z.T @ C).tocsr()
+    F = (C.T @ sparse.diags(f_q) @ C).tocsr()
+    agree = np.asarray((G.T @ G).tocsr()[i, k]).ravel()
+    z1, z2 = np.asarray(ZC[i, k]).ravel(), np.asarray(ZC[k, i]).ravel()
+    fsum = np.asarray(F[i, k]).ravel()
+    p1, p2 = z1 / shared, z2 / shared
+    expected = p1 * p2 + shared * (1 - p1) * (1 - p2) / fsum
+    return agree, expected, {"none1": z1.astype(int), "none2": z2.astype(int), "candidates": fsum.astype(int)}
+
+# %% ../nbs/20_agreement.ipynb #df7a9c09
+def _pair_kappa(observed, expected, kappa_if_perfect) -> np.ndarray:
+    "Cohen's kappa of each pair; where expected agreement is 1, `kappa_if_perfect` if observed is 1 too, else nan."
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(expected < 1, (observed - expected) / (1 - expected),
+                        np.where(observed == 1, kappa_if_perfect, np.nan))
+
+# %% ../nbs/20_agreement.ipynb #96450e6a
+def _category_pairs(j: Judgments, cat, m, q, yes, choice, n_none, kappa_if_perfect):
+    "The pair rows of category `cat`, whose judgments `m` marks (None if no pair shares one); `yes` None: rule='choice'."
+    r_code, n_q, n_r = j.worker_code, q.max() + 1, j.n_workers
+    C = _by_rows(q, r_code, j.frame["count"].to_numpy(float) * m, (n_q, n_r))
+    i, k, shared = _shared_pairs(C)
+    if len(shared) == 0: return None
+    if yes is not None:
+        agree, expected, extra = _yesno_pair_stats(C, _by_rows(q, r_code, yes * m, (n_q, n_r)), i, k, shared)
+    else:
+        rows, g, f_q = choice
+        G = _by_rows(g, r_code[rows], m[rows].astype(float), (g.max() + 1, n_r))
+        agree, expected, extra = _choice_pair_stats(C, G, _by_rows(q, r_code, n_none * m, (n_q, n_r)), f_q, i, k, shared)
+    observed = agree / shared
+    return pd.DataFrame({"category": cat, "worker1": j.workers[i], "worker2": j.workers[k],
+                         "shared": shared.astype(int), "agreements": agree.astype(int), "observed": observed,
+                         "expected": expected, "kappa": _pair_kappa(observed, expected, kappa_if_perfect), **extra})
+
+# %% ../nbs/20_agreement.ipynb #183c3619
+def _by_category(pairs: pd.DataFrame, cats: pd.Index) -> pd.DataFrame:
+    "Per category (in `cats` order): shared annotations, weighted expected, observed agreement and kappa, pairs."
+    by_cat = pd.DataFrame({c: _summarise(p) for c, p in pairs.groupby("category", sort=False)}).T.reindex(cats)
+    by_cat.index.name = "category"
+    return by_cat.fillna({"shared": 0, "pairs": 0}).astype({"shared": int, "pairs": int, "expected": float,
+                                                            "observed": float, "kappa": float})
+
 # %% ../nbs/20_agreement.ipynb #ea1a901a
 @delegates(as_judgments, but=["data"])
 def pairwise_agreement(
@@ -463,88 +590,29 @@ def pairwise_agreement(
     **kwargs,
 ) -> PairwiseAgreement:
     "Observed/expected agreement and Cohen's kappa for every worker pair, and their shared-weighted averages (seed 002)."
-    check_choice("rule", rule, ("yesno", "choice"))
-    if isinstance(kappa_if_perfect, (bool, np.bool_)) or not isinstance(kappa_if_perfect, (Real, np.number)):
-        raise TypeError(f"kappa_if_perfect must be a number (or nan), not {kappa_if_perfect!r}")
+    _check_pairwise(rule, kappa_if_perfect)
     j = _worker_filter(_judgments(data, kwargs, "pairwise_agreement"), workers)
-    f = j.frame
-    count = f["count"].to_numpy(float)
-    W = j.work_vectors().tocsc()                                   # judgments x labels: label occurrences
-    none_code = j.labels.get_loc(none) if none in j.labels else None
-    n_none = W[:, none_code].toarray().ravel() if none_code is not None else np.zeros(len(f))
-    if "dimension" in f:
-        q = f.groupby(["unit", "dimension"], sort=False).ngroup().to_numpy()
-        cat_code, cats = pd.factorize(f["dimension"], sort=True)
-        asked = lambda c: cat_code == c
-    else:
-        q = j.unit_code
-        cats = pd.Index([x for x in j.labels if x != none]) if rule == "yesno" else pd.Index(["all"])
-        asked = lambda c: np.ones(len(f), bool)
-    if len(cats) == 0: raise ValueError(f"no category to score: every label is the none label {none!r}")
-    r_code, n_q, n_r = j.worker_code, q.max() + 1, j.n_workers
-    if rule == "yesno":
-        if "dimension" in f: yes_all = np.minimum(np.asarray(W.sum(axis=1)).ravel() - n_none, count)
-        yes_of = (lambda c: yes_all) if "dimension" in f else \
-                 (lambda c: np.minimum(W[:, j.labels.get_loc(cats[c])].toarray().ravel(), count))
-    else:
-        lens = f["labels"].map(len).to_numpy()
-        bad = np.flatnonzero(lens != count)
-        if len(bad):
-            raise ValueError(f"rule='choice' needs one answer per annotation; the judgments at {_rows_msg(bad)} hold "
-                             "several labels")
-        rows, codes = j.label_codes()
-        g = pd.factorize(q[rows].astype(np.int64) * j.n_labels + codes)[0]
-        f_q = np.zeros(n_q); f_q[q] = _unit_candidates(candidates, j)[j.unit_code]
-
+    n_none = _none_counts(j, none)
+    q, cats, asked = _questions(j, rule, none)
+    yes_of = _yes_counts(j, none, cats) if rule == "yesno" else None
+    choice = _choice_codes(j, q, candidates) if rule == "choice" else None
     out = []
     for c, cat in enumerate(cats):
         m = asked(c)
         if not m.any(): continue
-        C = _by_rows(q, r_code, count * m, (n_q, n_r))
-        S = (C.T @ C).tocsr()
-        T = sparse.triu(S, k=1).tocoo()
-        i, k, shared = T.row, T.col, T.data
-        if len(shared) == 0: continue
-        if rule == "yesno":
-            Y = _by_rows(q, r_code, yes_of(c) * m, (n_q, n_r))
-            N = C - Y
-            YC = (Y.T @ C).tocsr()
-            agree = np.asarray((Y.T @ Y + N.T @ N).tocsr()[i, k]).ravel()
-            y1, y2 = np.asarray(YC[i, k]).ravel(), np.asarray(YC[k, i]).ravel()
-            n1, n2 = shared - y1, shared - y2
-            expected = (y1 * y2 + n1 * n2) / shared ** 2
-            extra = {"yes1": y1.astype(int), "yes2": y2.astype(int)}
-        else:
-            G = _by_rows(g, r_code[rows], m[rows].astype(float), (g.max() + 1, n_r))
-            Z = _by_rows(q, r_code, n_none * m, (n_q, n_r))
-            ZC = (Z.T @ C).tocsr()
-            F = (C.T @ sparse.diags(f_q) @ C).tocsr()
-            agree = np.asarray((G.T @ G).tocsr()[i, k]).ravel()
-            z1, z2 = np.asarray(ZC[i, k]).ravel(), np.asarray(ZC[k, i]).ravel()
-            fsum = np.asarray(F[i, k]).ravel()
-            p1, p2 = z1 / shared, z2 / shared
-            expected = p1 * p2 + shared * (1 - p1) * (1 - p2) / fsum
-            extra = {"none1": z1.astype(int), "none2": z2.astype(int), "candidates": fsum.astype(int)}
-        observed = agree / shared
-        with np.errstate(divide="ignore", invalid="ignore"):
-            kappa = np.where(expected < 1, (observed - expected) / (1 - expected),
-                             np.where(observed == 1, kappa_if_perfect, np.nan))
-        out.append(pd.DataFrame({"category": cat, "worker1": j.workers[i], "worker2": j.workers[k],
-                                 "shared": shared.astype(int), "agreements": agree.astype(int),
-                                 "observed": observed, "expected": expected, "kappa": kappa, **extra}))
+        yes = yes_of(c) if rule == "yesno" else None
+        rows = _category_pairs(j, cat, m, q, yes, choice, n_none, kappa_if_perfect)
+        if rows is not None: out.append(rows)
     if not out: raise ValueError("no two workers share an annotation: there is no pair to compare")
     pairs = pd.concat(out, ignore_index=True)
-    by_cat = pd.DataFrame({c: _summarise(p) for c, p in pairs.groupby("category", sort=False)}).T.reindex(cats)
-    by_cat.index.name = "category"
-    by_cat = by_cat.fillna({"shared": 0, "pairs": 0}).astype({"shared": int, "pairs": int, "expected": float,
-                                                               "observed": float, "kappa": float})
-    return PairwiseAgreement(pairs, by_cat, _summarise(pairs), pd.Index(j.workers, name="worker"), rule)
+    return PairwiseAgreement(pairs, _by_category(pairs, cats), _summarise(pairs), pd.Index(j.workers, name="worker"), rule)
 
 # %% ../nbs/20_agreement.ipynb #4c2b9b67
 SPATIAL_PREPOSITIONS = ["in", "inside", "against", "on", "on top of", "under", "below", "over", "above"]
 _ANNOTATION_COLUMNS = ["id", "user", "time", "figure", "ground", "task", "scene", "preposition", "prepositions",
                        "cam_rot", "cam_loc"]
 
+# %% ../nbs/20_agreement.ipynb #9b96d955
 def _spatial_folder(folder) -> Path:
     "The spatial-prepositions folder (default: the shared data), checked for its three files."
     if folder is None:
@@ -557,6 +625,15 @@ def _spatial_folder(folder) -> Path:
     for f in ("annotationlist.csv", "userlist.csv", "scene_info.csv"):
         if not (folder / f).is_file(): raise ValueError(f"{f} is missing from {str(folder)!r}")
     return folder
+
+# %% ../nbs/20_agreement.ipynb #53483165
+def _scene_objects(folder: Path) -> pd.DataFrame:
+    "(scene, object) rows: each scene's mesh objects in scene_info.csv, except walls, floors and ceilings."
+    # scene_info.csv: 4 header lines, then "<scene>.unity,<mesh object>,<mesh object>,..."
+    lines = (folder / "scene_info.csv").read_text().splitlines()[4:]
+    objs = pd.DataFrame([(p[0].removesuffix(".unity"), o) for p in (l.split(",") for l in lines if l.strip())
+                         for o in p[1:]], columns=["scene", "object"])
+    return objs[~objs.object.str.contains("wall|floor|ceiling")].drop_duplicates()
 
 # %% ../nbs/20_agreement.ipynb #aef13972
 def read_spatial_prepositions(
@@ -574,11 +651,7 @@ def read_spatial_prepositions(
     if unknown.any(): raise ValueError(f"annotationlist.csv rows {list(np.flatnonzero(unknown)[:5])} have users not in userlist.csv")
     a["native"] = a["user"].map(users.set_index("user")["native"].eq("1"))
     a["figure"] = a["figure"].replace("", "none")
-    # scene_info.csv: 4 header lines, then "<scene>.unity,<mesh object>,<mesh object>,..."
-    lines = (folder / "scene_info.csv").read_text().splitlines()[4:]
-    objs = pd.DataFrame([(p[0].removesuffix(".unity"), o) for p in (l.split(",") for l in lines if l.strip())
-                         for o in p[1:]], columns=["scene", "object"])
-    objs = objs[~objs.object.str.contains("wall|floor|ceiling")].drop_duplicates()
+    objs = _scene_objects(folder)
     n_obj = objs.groupby("scene").size()
     ground_in = a.merge(objs, left_on=["scene", "ground"], right_on=["scene", "object"], how="left")["object"].notna()
     a["candidates"] = (a["scene"].map(n_obj).fillna(0).astype(int) - ground_in.to_numpy().astype(int))
