@@ -2,12 +2,13 @@
 package over the 2^k - k - 1 subsets followed by the pseudocode as written. The raters x items arrays enter
 crowdnb through `Judgments.from_matrix(x.T)` (the one door for wide data), outside the timed call."""
 from itertools import combinations
+import os
 import warnings
 
 import numpy as np
 
 from benchmarks.common import Result, timeit, peak_memory, max_abs_diff
-from crowdnb.core import Judgments
+from crowdnb.core import Judgments, engine
 from crowdnb.trust import trust_coefficients
 
 TIE_TOL = 1e-10   # trust_coefficients' default; the reference loop uses the same tie tolerance
@@ -64,15 +65,44 @@ def trust_ordinal(): return _case("ordinal")
 def trust_nominal(): return _case("nominal")
 
 
-def trust_many_raters(quick: bool = False):
-    "The default limit max_raters=20 (1,048,555 subsets), 127 items: time and peak memory, crowdnb alone."
+def _with_engine(eng, fn, *args, **kwargs):
+    "fn(*args, **kwargs) with CROWDNB_ENGINE=eng (None: as set outside), the variable restored afterwards."
+    old = os.environ.get("CROWDNB_ENGINE")
+    if eng is not None: os.environ["CROWDNB_ENGINE"] = eng
+    try: return fn(*args, **kwargs)
+    finally:
+        if old is None: os.environ.pop("CROWDNB_ENGINE", None)
+        else: os.environ["CROWDNB_ENGINE"] = old
+
+
+def _many_raters(level, quick=False):
+    """The default limit max_raters=20 (1,048,555 subsets), 127 items: time and peak memory of the engine in use
+    (numba with crowdnb[fast]), and in the same run the numpy engine's time for comparison."""
     k = 16 if quick else 20
     j = Judgments.from_matrix(likert(k, 127).T)
-    r, secs = timeit(trust_coefficients, j, level="interval", progress=False, repeat=2)
-    _, peak = peak_memory(trust_coefficients, j, level="interval", progress=False)
+    run = lambda: trust_coefficients(j, level=level, progress=False)
+    eng = engine()
+    r, secs = timeit(run, repeat=2)                      # the first call also loads (or compiles) the kernels
+    _, peak = peak_memory(run)
+    msg = f"trust {k} raters ({level}): engine {eng} {secs:.2f} s, peak {peak:.0f} MiB"
+    other = ""
+    if eng == "numba":
+        r_np, np_s = _with_engine("numpy", timeit, run, repeat=1 if level == "ordinal" else 2)
+        _, np_peak = _with_engine("numpy", peak_memory, run)
+        d = max_abs_diff(r.coefficient, r_np.coefficient)
+        msg += f"; numpy {np_s:.2f} s ({np_s / secs:.1f}x), peak {np_peak:.0f} MiB, max |diff| {d:.0e}"
+        other = f"; numpy engine {np_s:.2f} s, max |diff| {d:.0e}"
+    print(msg)
     ok = r.outlier.to_numpy().nonzero()[0].tolist() == [k - 1]
-    return Result("trust coefficients (interval, many raters)", f"{k} raters x 127 items, {2**k - k - 1:,} subsets",
-                  secs, None, peak, "planted outlier flagged" if ok else "PLANTED OUTLIER MISSED", "<= 3 s, bounded memory")
+    return Result(f"trust coefficients ({level}, many raters, {eng})", f"{k} raters x 127 items, {2**k - k - 1:,} subsets",
+                  secs, None, peak, ("planted outlier flagged" if ok else "PLANTED OUTLIER MISSED") + other,
+                  "<= 3 s, bounded memory" if level == "interval" else "bounded memory")
 
 
-CASES = [trust_interval, trust_ordinal, trust_nominal, trust_many_raters]
+def trust_many_raters(quick: bool = False): return _many_raters("interval", quick)
+def trust_many_raters_nominal(quick: bool = False): return _many_raters("nominal", quick)
+def trust_many_raters_ordinal(quick: bool = False): return _many_raters("ordinal", quick)
+
+
+CASES = [trust_interval, trust_ordinal, trust_nominal, trust_many_raters, trust_many_raters_nominal,
+         trust_many_raters_ordinal]

@@ -15,7 +15,7 @@ import pandas as pd
 from fastcore.meta import delegates
 from scipy import sparse
 
-from .core import as_judgments, check_choice, check_int, check_level, check_number, progress_bar
+from .core import as_judgments, check_choice, check_int, check_level, check_number, engine, kernel, progress_bar
 from .agreement import _delta2, _judgments, _scale, _single_label, UndefinedAgreement   # one definition of alpha's parts
 
 # %% auto #0
@@ -100,7 +100,7 @@ def code_masks(
     return ((np.asarray(codes, np.int64)[:, None] >> np.arange(k)) & 1).astype(float)
 
 # %% ../nbs/21_trust.ipynb #a2aff7eb
-MAX_WORKERS = 20   # the default limit: 2^20 subsets take about 3.5 s (interval; ordinal ~15 s) and ~70 MiB
+MAX_WORKERS = 20   # the default limit: 2^20 subsets take 1.3-2.3 s with numba, 2.5-4 s without (interval; ordinal ~15 s) and ~60-90 MiB
 
 # %% ../nbs/21_trust.ipynb #bf2e0a12
 def _check_workers(k: int, max_workers: int):
@@ -151,6 +151,77 @@ def _split_alphas(X, D, chunk_mb=1.0, progress=None):
         out[h] = np.where(ok, 1 - (ntot - 1) * do / np.where(ok, de, 1), np.nan).T
     return out.ravel()
 
+# %% ../nbs/21_trust.ipynb #93e2db1f
+def _side(
+    M,  # (B, w) 0/1 masks of B subsets of w workers
+    X,  # (w, U, V) one-hot ratings of those workers
+    D,  # (V, V) squared distances
+) -> tuple:
+    "Per-unit counts C, C δ², q = C^T δ² C, ratings m, the value of a unit rated once (else -1) and value totals N of each subset."
+    C = (M @ X.reshape(len(X), -1)).reshape(len(M), *X.shape[1:])
+    CD, m = C @ D, C.sum(2).round().astype(np.int64)
+    return C, CD, np.einsum("buv,buv->bu", CD, C), m, np.where(m == 1, C.argmax(2), -1), C.sum(1)
+
+# %% ../nbs/21_trust.ipynb #7ec7410c
+@kernel
+def _split_kernel(
+    CLD,  # (U, 2^L, V) C_L δ²: the low subsets' per-unit counts times the distances
+    qL,  # (U, 2^L) C_L^T δ² C_L per unit
+    mL,  # (U, 2^L) int64 ratings per unit
+    sL,  # (U, 2^L) int64 the value of a unit the low subset rated once (else -1)
+    NL,  # (2^L, V) value totals over all units
+    CH,  # (B, U, V) per-unit counts of B high subsets
+    qH,  # (B, U) C_H^T δ² C_H per unit
+    mH,  # (B, U) int64 ratings per unit
+    sH,  # (B, U) int64 the value of a unit the high subset rated once (else -1)
+    NH,  # (B, V) value totals over all units
+    D,  # (V, V) the squared distances δ²
+    out,  # (B, 2^L) filled in: alpha of each subset l + h
+):
+    "Alpha of every low subset joined with each of B high subsets: D_o and n in one pass over (subset, unit)."
+    U, nl, V = CLD.shape
+    winv = np.zeros(mL.max() + mH.max() + 2)                         # w = 1/(m - 1) for m >= 2, else 0
+    for m in range(2, len(winv)): winv[m] = 1.0 / (m - 1)
+    do, n = np.empty(nl), np.empty((nl, V))
+    for b in range(CH.shape[0]):
+        do[:] = 0.0
+        for l in range(nl): n[l] = NL[l] + NH[b]
+        for u in range(U):
+            mh = mH[b, u]
+            for l in range(nl):
+                m = mL[u, l] + mh
+                if m >= 2:                                             # pairable: w (q_l + q_h + 2 cross term)
+                    x = qL[u, l] + qH[b, u]
+                    if mh > 0 and mL[u, l] > 0:
+                        for v in range(V): x += 2.0 * CLD[u, l, v] * CH[b, u, v]
+                    do[l] += winv[m] * x
+                elif m == 1: n[l, sL[u, l] if mh == 0 else sH[b, u]] -= 1.0    # rated once: not pairable
+        for l in range(nl):
+            nt, de = n[l].sum(), 0.0
+            for v in range(V):
+                for w in range(V): de += n[l, v] * D[v, w] * n[l, w]
+            out[b, l] = 1.0 - (nt - 1.0) * do[l] / de if nt >= 2 and de > 0 else np.nan
+
+# %% ../nbs/21_trust.ipynb #3cb42fba
+def _split_numba(X, D, chunk_mb=1.0, progress=None):
+    "`_split_alphas` by `_split_kernel`: alpha of every subset (index = bit code), chunks of high subsets on threads."
+    import numba
+    from concurrent.futures import ThreadPoolExecutor
+    k, U, V = X.shape
+    L = min(k - 1, 8); H = k - L                                        # subset = low workers l + high workers h
+    _, CLD, qL, mL, sL, NL = _side(code_masks(np.arange(2**L), L), X[:L], D)
+    low = [np.ascontiguousarray(a.swapaxes(0, 1)) for a in (CLD, qL, mL, sL)] + [NL]
+    out = np.empty((2**H, 2**L))
+    hb = max(1, min(int(chunk_mb * 2**20 // (8 * U * V)), 2**H // 8))  # (hb, U, V) counts of about chunk_mb
+    def run(h0):
+        C, _, q, m, s, N = _side(code_masks(np.arange(h0, min(h0 + hb, 2**H)), H), X[L:], D)
+        _split_kernel(*low, C, q, m, s, N, D, out[h0:h0 + hb])
+    run(0)                                                              # compiles (or loads) the kernel once
+    with ThreadPoolExecutor(numba.get_num_threads()) as ex:
+        starts = range(hb, 2**H, hb)
+        for _ in progress_bar(ex.map(run, starts), show=progress, total=len(starts), desc="subset alphas"): pass
+    return out.ravel()
+
 # %% ../nbs/21_trust.ipynb #b04ae074
 def _chunk_rows(chunk_mb: float, k: int, U: int, V: int) -> int:
     "Subsets per chunk so that a chunk's arrays for `k` workers, `U` units and `V` values stay under `chunk_mb` MiB."
@@ -165,7 +236,8 @@ def _subset_alphas(x, level, codes, chunk_mb=64, progress=None):
     if U == 0 or V < 2: return out
     show = progress if progress is not None else (None if len(codes) > 200_000 else False)   # None: auto
     if level != "ordinal":                                            # fixed distances: the split by workers
-        with _blas_one_thread(): return _split_alphas(X, _delta2(values, None, level), chunk_mb, show)[codes]
+        split = _split_numba if engine() == "numba" else _split_alphas
+        with _blas_one_thread(): return split(X, _delta2(values, None, level), chunk_mb, show)[codes]
     D = None
     B = _chunk_rows(chunk_mb, k, U, V)
     starts = range(0, len(codes), B)
@@ -205,6 +277,7 @@ def subset_alphas(
     return pd.DataFrame({"size": M.sum(axis=1), "workers": [tuple(names[r]) for r in M], "alpha": a})
 
 # %% ../nbs/21_trust.ipynb #880ecdeb
+@kernel
 def _counter_loop(s: np.ndarray, tie_tol: float) -> np.ndarray:
     "Algorithm 1's counter run as written over the sorted alphas `s`: the number of steps so far at each subset."
     g, score, c = np.zeros(len(s), np.int64), 0.0, 0
@@ -227,7 +300,7 @@ def algorithm1_coefs(
     step = s > np.maximum(np.concatenate([[0.0], s[:-1]]), 0.0) + tie_tol     # a larger alpha is met
     g = np.cumsum(step)
     if (s > np.concatenate([[0.0], s[step]])[g] + tie_tol).any():             # a chain of near-ties:
-        g = _counter_loop(s, tie_tol)                                           # run the counter as written
+        g = (_counter_loop if engine() == "numba" else _counter_loop.py)(s, tie_tol)   # run the counter as written
     coef = np.full(len(a), np.nan)
     coef[order] = 1 + g
     return coef
