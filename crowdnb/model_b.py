@@ -21,8 +21,8 @@ from fastcore.meta import delegates
 from scipy import sparse, optimize
 from scipy.special import logsumexp
 
-from .core import (Judgments, as_judgments, as_rng, check_choice, check_int, check_number, progress_bar, _is_dask,
-                          _rows_msg)
+from .core import (Judgments, as_judgments, as_rng, check_choice, check_int, check_number, engine, kernel,
+                          progress_bar, _is_dask, _rows_msg)
 from .model_a import distinct_optima
 
 # %% auto #0
@@ -452,18 +452,24 @@ def _e_batch(p, G, L, eps=0.0, votes=None, weighted=True):
     post = np.exp(num - den)
     return (post * p.counts[:, None, None] if weighted else post), ll
 
+# %% ../nbs/31_model_b.ipynb #50fe5a79
+def _m_finish(g, n, prior_gamma=0.0, prior_lam=0.0):
+    "γ (S, M) and Λ (S, J, M, M) from the expected counts g (S, M) and n (S, J, M, M) plus the pseudo-counts (eqs. 48 corrected, 50)."
+    if prior_gamma is None: prior_gamma = prior_lam = 0.0
+    g, n = g + prior_gamma, n + prior_lam
+    G = g / g.sum(1, keepdims=True)
+    tot = n.sum(3, keepdims=True)
+    L = np.divide(n, tot, out=np.full(n.shape, 1.0 / n.shape[3]), where=tot > 0)   # a row that saw nothing stays uniform
+    return G, L
+
 # %% ../nbs/31_model_b.ipynb #edd38b11
 def _m_batch(p, W, prior_gamma=0.0, prior_lam=0.0):
     "γ (S, M) and Λ (S, J, M, M) of S starts from their count-weighted posteriors W (patterns, S, M) (eqs. 48 corrected, 50)."
     P, S, M = W.shape
     J = p.n_annotators
-    if prior_gamma is None: prior_gamma = prior_lam = 0.0
-    g = (np.ones(P) @ W.reshape(P, S * M)).reshape(S, M) + prior_gamma   # one pass (a sum over axis 0 walks rows)
-    G = g / g.sum(1, keepdims=True)
-    n = (p.mat_t @ W.reshape(P, S * M)).reshape(J, M, S, M).transpose(2, 0, 3, 1) + prior_lam   # s, x, ψ, v
-    tot = n.sum(3, keepdims=True)
-    L = np.divide(n, tot, out=np.full(n.shape, 1.0 / M), where=tot > 0)
-    return G, L
+    g = (np.ones(P) @ W.reshape(P, S * M)).reshape(S, M)                # one pass (a sum over axis 0 walks rows)
+    n = (p.mat_t @ W.reshape(P, S * M)).reshape(J, M, S, M).transpose(2, 0, 3, 1)   # s, x, ψ, v
+    return _m_finish(g, n, prior_gamma, prior_lam)
 
 # %% ../nbs/31_model_b.ipynb #8362e8ef
 def _log_prior_b(G, L, prior_gamma, prior_lam):
@@ -484,6 +490,91 @@ def _e_step(p, gamma, lam, eps=0.0, votes=None):
     "Posterior (eq. 51, or smoothed eq. 52) and log L at the given parameters."
     post, ll = _e_batch(p, gamma[None], lam[None], eps, votes, weighted=False)
     return post[:, 0], float(ll[0])
+
+# %% ../nbs/31_model_b.ipynb #22a4585f
+@kernel
+def _sweep(indptr,  # CSR row pointers of the patterns (P + 1,)
+           indices,  # one-hot columns x·M+v of each row; a label counted d times appears d times (nnz,)
+           counts,  # items per pattern (P,)
+           tab,  # λ^(x)_{v|ψ} flat at ((x·M+v)·S + s)·W + ψ: classes padded to W, a multiple of 4 (JM·S·W,)
+           logtab,  # log λ, log 0 = -1e300, at [(x·M+v)·S + s, ψ] (JM·S, M): the fallback
+           gam,  # γ (S, W), padded with 0
+           loggam,  # log γ (S, M)
+           N,  # out, zeros like `tab`: Σ count·posterior per one-hot column (eq. 50's numerators)
+           acc,  # out, zeros (S, W + 2): Σ count·posterior (eq. 48), log L, impossible flag
+           post):  # out: posteriors (P, S, M), or (0, S, M) to skip them
+    S, W = gam.shape
+    M = loggam.shape[1]
+    sc = np.zeros(W)
+    for i in range(len(counts)):
+        a, b = indptr[i], indptr[i + 1]
+        for s in range(S):
+            for q in range(0, W, 4):                       # eq. 33, in linear space: four classes in registers
+                x0, x1, x2, x3 = gam[s, q], gam[s, q + 1], gam[s, q + 2], gam[s, q + 3]
+                for k in range(a, b):
+                    r = (indices[k] * S + s) * W + q
+                    x0 *= tab[r]; x1 *= tab[r + 1]; x2 *= tab[r + 2]; x3 *= tab[r + 3]
+                sc[q], sc[q + 1], sc[q + 2], sc[q + 3] = x0, x1, x2, x3
+            tot = sc.sum()
+            norm = np.log(tot)
+            if not tot > 1e-280:                           # underflow or an impossible pattern: log space
+                mx = -np.inf
+                for c in range(M):
+                    sc[c] = 0.0
+                    for k in range(a, b): sc[c] += logtab[indices[k] * S + s, c]
+                    sc[c] += loggam[s, c]; mx = max(mx, sc[c])
+                sc[:M] = np.exp(sc[:M] - mx); tot = sc[:M].sum()
+                norm = np.log(tot) + mx
+                if norm < -1e250: acc[s, W + 1] = 1.0
+            acc[s, W] += counts[i] * norm                  # eq. 40
+            if len(post): post[i, s] = sc[:M] / tot       # eq. 37
+            f = counts[i] / tot
+            for c in range(W):
+                sc[c] *= f; acc[s, c] += sc[c]
+            for q in range(0, W, 4):                       # eq. 50's numerators: scatter, four classes at a time
+                w0, w1, w2, w3 = sc[q], sc[q + 1], sc[q + 2], sc[q + 3]
+                for k in range(a, b):
+                    r = (indices[k] * S + s) * W + q
+                    N[r] += w0; N[r + 1] += w1; N[r + 2] += w2; N[r + 3] += w3
+
+# %% ../nbs/31_model_b.ipynb #12a3bf6a
+def _sweep_rows(p):
+    "(indptr, indices) of the one-hot rows for `_sweep`, a column counted d times repeated d times (None: non-integer counts); cached on `p`."
+    if getattr(p, "_rows", (None,))[0] is not p.onehot:
+        o, rows = p.onehot, None
+        if np.all(o.data == 1): rows = (o.indptr, o.indices)
+        elif np.all((o.data == np.round(o.data)) & (o.data > 0)):
+            rep = o.data.astype(np.int64)
+            per_row = np.bincount(np.repeat(np.arange(o.shape[0]), np.diff(o.indptr)), weights=rep, minlength=o.shape[0])
+            rows = (np.concatenate([[0], np.cumsum(per_row.astype(np.int64))]), np.repeat(o.indices, rep))
+        p._rows = (o, rows)
+    return p._rows[1]
+
+# %% ../nbs/31_model_b.ipynb #9c61a51c
+_FUSED_MIN = 20_000   # one-hot entries x starts from which `_sweep` beats the numpy step
+
+def _fused_ok(p, S, eps=0.0):
+    "Whether an E+M step of S starts on `p` runs as one `_sweep`: numba, no smoothing, and a pattern set large enough."
+    return eps == 0 and p.onehot.nnz * S >= _FUSED_MIN and engine() == "numba" and _sweep_rows(p) is not None
+
+# %% ../nbs/31_model_b.ipynb #b8edcd2d
+def _fused(p, G, L, post=False):
+    "Expected counts for γ (S, M) and Λ (S, J, M, M), log L (S,) and, when `post`, the posteriors (P, S, M) of S starts: one `_sweep`."
+    (S, M), J = G.shape, p.n_annotators
+    W = -(-M // 4) * 4
+    lt = L.transpose(1, 3, 0, 2).reshape(J * M * S, M)              # row (x·M+v)·S + s, column ψ
+    tab = np.zeros((J * M * S, W)); tab[:, :M] = lt
+    gam = np.zeros((S, W)); gam[:, :M] = G
+    N, acc = np.zeros(tab.size), np.zeros((S, W + 2))
+    out = np.empty((p.n_patterns if post else 0, S, M))
+    _sweep(*_sweep_rows(p), p.counts, tab.ravel(), _log(lt), gam, _log(G), N, acc, out)
+    ll = np.where(acc[:, W + 1] > 0, -np.inf, acc[:, W])
+    return acc[:, :M], N.reshape(J, M, S, W)[..., :M].transpose(2, 0, 3, 1), ll, out
+
+# %% ../nbs/31_model_b.ipynb #1ded4569
+def _loglik_b(p, G, L):
+    "log L (S,) of S parameter sets: one `_sweep` when it pays, else the numpy E step."
+    return _fused(p, G, L)[2] if _fused_ok(p, len(G)) else _e_batch(p, G, L)[1]
 
 # %% ../nbs/31_model_b.ipynb #14b06436
 def random_model(
@@ -550,7 +641,7 @@ def _squarem_cycle(p, step, lp, G, L, G1, L1, amax, it):
     amax[~ok & (a >= amax)] *= 2                          # the bound held the step back: allow more next time
     if ok.any():
         (G3, L3), ll3 = step(x[ok, :M], x[ok, M:].reshape(L[ok].shape)); it[ok] += 1
-        better = ll3 >= _e_batch(p, G2[ok], L2[ok])[1] + lp(G2[ok], L2[ok])
+        better = ll3 >= _loglik_b(p, G2[ok], L2[ok]) + lp(G2[ok], L2[ok])
         k = np.flatnonzero(ok)
         G1[k[better]], L1[k[better]] = G3[better], L3[better]
         # the step bound of Varadhan & Roland's SQUAREM: x4 after a full step that worked, /4 after a failure
@@ -568,7 +659,11 @@ def _em_loop(p, G, L, eps=0.0, votes=None, tol=1e-10, max_iter=100_000, accelera
     accelerate = accelerate and eps == 0
     if not (np.any(prior_gamma) or np.any(prior_lam)): prior_gamma = prior_lam = None
     lp = lambda G, L: _log_prior_b(G, L, prior_gamma, prior_lam)
+    fused = _fused_ok(p, S, eps)          # large pattern sets with numba: one streaming pass per step
     def step(G, L):
+        if fused:
+            g, n, ll, _ = _fused(p, G, L)
+            return _m_finish(g, n, prior_gamma, prior_lam), ll + lp(G, L)
         W, ll = _e_batch(p, G, L, eps, votes)
         return _m_batch(p, W, prior_gamma, prior_lam), ll + lp(G, L)
     while len(act):
@@ -632,7 +727,8 @@ def em(
         G, L, n_it, conv, hist = _em_loop(p, gamma[None], lam[None], eps, votes, tol, max_iter, accelerate,
                                           prior_gamma, prior_lam, history=True)
         gamma, lam = G[0], L[0]
-        post, ll = _e_step(p, gamma, lam)
+        if _fused_ok(p, 1): _, _, ll, post = _fused(p, G, L, post=True); post, ll = post[:, 0], float(ll[0])
+        else: post, ll = _e_step(p, gamma, lam)
     lp = ll + _log_prior(gamma, lam, prior_gamma, prior_lam)
     model = ModelBParams(gamma, lam, p.values)
     return EMResult(model, lp, np.array(hist + [lp]), int(n_it[0]), bool(conv[0]), _items(p, post, gamma))
@@ -741,7 +837,7 @@ def _em_starts(p, starts, method, eps, tol, max_iter, accelerate, prior_gamma, p
             g, l = G[b:b + block], L[b:b + block]
             if method == "smoothed": g, l = _em_loop(p, g, l, eps=eps, votes=votes, **kw)[:2]
             g, l, n_it, conv, _ = _em_loop(p, g, l, accelerate=accelerate, done=bar.update, **kw)
-            ll = _e_batch(p, g, l)[1] + _log_prior_b(g, l, prior_gamma, prior_lam)
+            ll = _loglik_b(p, g, l) + _log_prior_b(g, l, prior_gamma, prior_lam)
             out += [(float(ll[s]), ModelBParams(g[s], l[s], p.values), int(n_it[s]), bool(conv[s])) for s in range(len(g))]
     return out
 
