@@ -100,7 +100,7 @@ def code_masks(
     return ((np.asarray(codes, np.int64)[:, None] >> np.arange(k)) & 1).astype(float)
 
 # %% ../nbs/21_trust.ipynb #a2aff7eb
-MAX_WORKERS = 20   # the default limit: 2^20 subsets take 1.3-2.3 s with numba, 2.5-4 s without (interval; ordinal ~15 s) and ~60-90 MiB
+MAX_WORKERS = 20   # the default limit: 2^20 subsets take 1.3-2.3 s with numba, 2.5-4 s without (interval; ordinal 2.7 s with numba, ~15 s without) and ~60-90 MiB
 
 # %% ../nbs/21_trust.ipynb #bf2e0a12
 def _check_workers(k: int, max_workers: int):
@@ -202,20 +202,63 @@ def _split_kernel(
                 for w in range(V): de += n[l, v] * D[v, w] * n[l, w]
             out[b, l] = 1.0 - (nt - 1.0) * do[l] / de if nt >= 2 and de > 0 else np.nan
 
+# %% ../nbs/21_trust.ipynb #62b1e874
+@kernel
+def _ordinal_kernel(
+    CL,  # (U, 2^L, V) the low subsets' per-unit counts
+    qL, mL, sL, NL,  # as for `_split_kernel` (qL unused)
+    CH, qH, mH, sH, NH,  # as for `_split_kernel` (qH unused)
+    D,  # unused (the distances come from each subset's totals)
+    out,  # (B, 2^L) filled in: ordinal alpha of each subset l + h
+):
+    "Ordinal alpha of every low subset joined with each of B high subsets: totals, then distances and D_o."
+    U, nl, V = CL.shape
+    winv = np.zeros(mL.max() + mH.max() + 2)                         # w = 1/(m - 1) for m >= 2, else 0
+    for m in range(2, len(winv)): winv[m] = 1.0 / (m - 1)
+    n, dl, c = np.empty((nl, V)), np.empty((nl, V, V)), np.empty(V)
+    for b in range(CH.shape[0]):
+        for l in range(nl): n[l] = NL[l] + NH[b]
+        for u in range(U):                                             # pass 1: pairable totals
+            for l in range(nl):
+                if mL[u, l] + mH[b, u] == 1: n[l, sL[u, l] if mH[b, u] == 0 else sH[b, u]] -= 1.0
+        for l in range(nl):                                            # each subset's distances (as _delta2)
+            c[0] = n[l, 0]
+            for v in range(1, V): c[v] = c[v - 1] + n[l, v]                  # cumulative totals
+            for v in range(V):
+                for w in range(v, V):
+                    dl[l, v, w] = dl[l, w, v] = (c[w] - c[v] + n[l, v] - (n[l, v] + n[l, w]) / 2) ** 2
+        do = np.zeros(nl)
+        for u in range(U):                                             # pass 2: D_o = Σ w_u C_u^T δ² C_u
+            for l in range(nl):
+                m = mL[u, l] + mH[b, u]
+                if m < 2: continue
+                for v in range(V): c[v] = CL[u, l, v] + CH[b, u, v]
+                x = 0.0
+                for v in range(V):
+                    if c[v] > 0:
+                        for w in range(V): x += c[v] * dl[l, v, w] * c[w]
+                do[l] += winv[m] * x
+        for l in range(nl):
+            nt, de = n[l].sum(), 0.0
+            for v in range(V):
+                for w in range(V): de += n[l, v] * dl[l, v, w] * n[l, w]
+            out[b, l] = 1.0 - (nt - 1.0) * do[l] / de if nt >= 2 and de > 0 else np.nan
+
 # %% ../nbs/21_trust.ipynb #3cb42fba
-def _split_numba(X, D, chunk_mb=1.0, progress=None):
-    "`_split_alphas` by `_split_kernel`: alpha of every subset (index = bit code), chunks of high subsets on threads."
+def _split_numba(X, D, chunk_mb=1.0, progress=None, ordinal=False):
+    "`_split_alphas` by `_split_kernel` (or `_ordinal_kernel`): alpha of every subset (index = bit code), chunks of high subsets on threads."
     import numba
     from concurrent.futures import ThreadPoolExecutor
     k, U, V = X.shape
     L = min(k - 1, 8); H = k - L                                        # subset = low workers l + high workers h
-    _, CLD, qL, mL, sL, NL = _side(code_masks(np.arange(2**L), L), X[:L], D)
-    low = [np.ascontiguousarray(a.swapaxes(0, 1)) for a in (CLD, qL, mL, sL)] + [NL]
+    CL, CLD, qL, mL, sL, NL = _side(code_masks(np.arange(2**L), L), X[:L], D)
+    low = [np.ascontiguousarray(a.swapaxes(0, 1)) for a in (CL if ordinal else CLD, qL, mL, sL)] + [NL]
+    kern = _ordinal_kernel if ordinal else _split_kernel
     out = np.empty((2**H, 2**L))
     hb = max(1, min(int(chunk_mb * 2**20 // (8 * U * V)), 2**H // 8))  # (hb, U, V) counts of about chunk_mb
     def run(h0):
         C, _, q, m, s, N = _side(code_masks(np.arange(h0, min(h0 + hb, 2**H)), H), X[L:], D)
-        _split_kernel(*low, C, q, m, s, N, D, out[h0:h0 + hb])
+        kern(*low, C, q, m, s, N, D, out[h0:h0 + hb])
     run(0)                                                              # compiles (or loads) the kernel once
     with ThreadPoolExecutor(numba.get_num_threads()) as ex:
         starts = range(hb, 2**H, hb)
@@ -235,9 +278,11 @@ def _subset_alphas(x, level, codes, chunk_mb=64, progress=None):
     out = np.full(len(codes), np.nan)
     if U == 0 or V < 2: return out
     show = progress if progress is not None else (None if len(codes) > 200_000 else False)   # None: auto
+    if engine() == "numba":                                           # the compiled kernels, every level
+        D = np.zeros((V, V)) if level == "ordinal" else _delta2(values, None, level)
+        with _blas_one_thread(): return _split_numba(X, D, chunk_mb, show, level == "ordinal")[codes]
     if level != "ordinal":                                            # fixed distances: the split by workers
-        split = _split_numba if engine() == "numba" else _split_alphas
-        with _blas_one_thread(): return split(X, _delta2(values, None, level), chunk_mb, show)[codes]
+        with _blas_one_thread(): return _split_alphas(X, _delta2(values, None, level), chunk_mb, show)[codes]
     D = None
     B = _chunk_rows(chunk_mb, k, U, V)
     starts = range(0, len(codes), B)

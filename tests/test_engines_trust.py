@@ -35,7 +35,7 @@ def both_engines(monkeypatch, f):
         monkeypatch.setenv("CROWDNB_ENGINE", eng)
         assert engine() == eng
         with monkeypatch.context() as m:
-            calls = [spy(m, n) for n in ("_split_numba", "_ordinal_numba") if hasattr(trust, n)]
+            calls = [spy(m, n) for n in ("_split_numba",)]
             out[eng] = f(), sum(map(len, calls))
     return out
 
@@ -53,7 +53,7 @@ def test_subset_alphas_engines_agree(monkeypatch, level, k):
     r = both_engines(monkeypatch, lambda: trust.subset_alphas(j, level=level, chunk_mb=0.05).alpha.to_numpy())
     assert_same(r["numba"][0], r["numpy"][0])
     assert r["numpy"][1] == 0
-    if level != "ordinal" or hasattr(trust, "_ordinal_numba"): assert r["numba"][1] == 1   # the kernel ran
+    assert r["numba"][1] == 1                       # the kernel ran
     assert np.isfinite(r["numba"][0]).sum() > 0
 
 
@@ -63,9 +63,10 @@ def test_trust_coefficients_engines_agree(monkeypatch, level, k):
     j = Judgments.from_matrix(likert(k, seed=1).T)
     r = both_engines(monkeypatch, lambda: trust.trust_coefficients(j, level=level))
     (a, na), (b, nb) = r["numba"], r["numpy"]
-    assert_same(a.coefficient, b.coefficient); assert_same(a.total, b.total)
+    top = b.total.abs().max()                       # totals are sums of ~2^k terms: compare them relative to the largest
+    assert_same(a.coefficient, b.coefficient); assert_same(a.total / top, b.total / top)
     assert a.outlier.tolist() == b.outlier.tolist() and a.subsets.tolist() == b.subsets.tolist()
-    assert a.attrs == b.attrs and nb == 0 and (na == 1 or level == "ordinal")
+    assert a.attrs == b.attrs and nb == 0 and na == 1
 
 
 def test_chunking_and_progress_do_not_change_numba(monkeypatch):
