@@ -18,9 +18,10 @@ from fastcore.basics import patch
 from scipy import sparse
 
 # %% auto #0
-__all__ = ['LEVELS', 'FORMATS', 'as_rng', 'show_progress', 'progress_bar', 'engine', 'kernel', 'check_choice', 'check_int',
-           'check_number', 'check_level', 'check_bool', 'group_runs', 'shared_data', 'Judgments', 'detect_format',
-           'read_table', 'as_judgments', 'write_csv', 'loop_design', 'design_matrix', 'Simulation', 'simulate_crowd']
+__all__ = ['prange', 'LEVELS', 'FORMATS', 'as_rng', 'show_progress', 'progress_bar', 'engine', 'kernel', 'check_choice',
+           'check_int', 'check_number', 'check_level', 'check_bool', 'group_runs', 'shared_data', 'Judgments',
+           'detect_format', 'read_table', 'as_judgments', 'write_csv', 'loop_design', 'design_matrix', 'Simulation',
+           'simulate_crowd']
 
 # %% ../nbs/00_core.ipynb #4cdfcd95
 def as_rng(
@@ -73,19 +74,42 @@ def engine() -> str:
     return "numba" if have else "numpy"
 
 # %% ../nbs/00_core.ipynb #31752cf1
+prange = range   # a kernel's parallel loop: `range` in plain Python, `numba.prange` once the kernel is compiled
+
 class kernel:
     "Decorator: a loop compiled by numba (nopython, cached on disk) on its first call; callers check `engine()` and keep a numpy path."
     def __init__(self,
                  fn=None,  # the function to compile (or None when used as `@kernel(parallel=True)`)
-                 **opts):  # options for `numba.njit`, e.g. `parallel=True`
+                 **opts):  # options for `numba.njit`, e.g. `parallel=True` (loops over `prange` run on all cores)
         self.py, self.opts, self._jit = fn, opts, None
     def __call__(self, *args):
         if self.py is None: return kernel(args[0], **self.opts)    # @kernel(...) with options
-        if self._jit is None:
-            import numba
-            cache = self.py.__module__.startswith("crowdnb.")       # notebook cells are compiled afresh
-            self._jit = numba.njit(cache=cache, nogil=True, **self.opts)(self.py)
+        if self._jit is None: self._jit = self._compile()
         return self._jit(*args)
+
+# %% ../nbs/00_core.ipynb #528647de
+@patch
+def _compile(self: kernel):
+    "The numba dispatcher of this kernel: the packaged twin's for a notebook cell whose code is the module's, else a new one."
+    import numba
+    if not self.py.__module__.startswith("crowdnb."):
+        twin = _packaged_twin(self.py)
+        if twin is not None: return twin._jit or twin._compile()
+    if "prange" in self.py.__code__.co_names: self.py.__globals__["prange"] = numba.prange
+    cache = self.py.__module__.startswith("crowdnb.")            # on disk only for the package's own files
+    return numba.njit(cache=cache, nogil=True, **self.opts)(self.py)
+
+# %% ../nbs/00_core.ipynb #dda1b3f5
+def _packaged_twin(fn) -> kernel | None:
+    "The kernel of the same name and code in crowdnb's own modules (found by their text, imported on demand), or None."
+    import importlib
+    for path in sorted(Path(importlib.import_module("crowdnb").__file__).parent.glob("*.py")):
+        if f"def {fn.__name__}(" not in path.read_text(encoding="utf-8"): continue
+        k = getattr(importlib.import_module(f"crowdnb.{path.stem}"), fn.__name__, None)
+        c = getattr(getattr(k, "py", None), "__code__", None)
+        if isinstance(k, kernel) and c is not None and (c.co_code, c.co_consts, c.co_names) == \
+                (fn.__code__.co_code, fn.__code__.co_consts, fn.__code__.co_names): return k
+    return None
 
 # %% ../nbs/00_core.ipynb #11e8cda4
 def check_choice(

@@ -18,7 +18,7 @@ from fastcore.basics import patch
 from fastcore.meta import delegates
 from scipy import sparse
 
-from .core import Judgments, as_judgments, progress_bar, check_choice, check_int, check_number, check_bool, _is_dask
+from .core import Judgments, as_judgments, progress_bar, check_choice, check_int, check_number, check_bool, _is_dask, engine, kernel, prange
 
 # %% auto #0
 __all__ = ['TINY', 'wcos', 'CrowdIndex', 'pair_wcos', 'sent_vec', 'sqs', 'wsa', 'wwa', 'wqs', 'p_given', 'rqs', 'srs',
@@ -459,6 +459,146 @@ def _slot_sums(d: dict, y, wqs, all_defined: bool) -> tuple[float, float]:
                                          shape=d["all"].shape) @ wqs)
     return wqs @ (d["P"] @ wqs), den_r
 
+# %% ../nbs/10_crowdtruth.ipynb #60fa27f0
+@kernel
+def _co_workers(lab, pos, unit, val, start, npu, worker, cnt_r, eoff, co_i, co_w):
+    "Low-level (numba): for each entry (sorted by annotation), the workers of the other judgments of its unit and how often each chose the entry's annotation (X_r(i, s), often 0)."
+    n, first = len(lab), 0
+    for t in range(n):
+        if t == 0 or lab[t] != lab[t - 1]:                    # a new annotation: its counts per judgment
+            for u in range(first, t): cnt_r[pos[u]] = 0.0
+            first = t; u = t
+            while u < n and lab[u] == lab[t]: cnt_r[pos[u]] = val[u]; u += 1
+        q, s = eoff[t], unit[t]
+        for co in range(start[s], start[s] + npu[s]):
+            if co == pos[t]: continue
+            co_i[q], co_w[q] = worker[co], cnt_r[co]
+            q += 1
+    for u in range(first, n): cnt_r[pos[u]] = 0.0
+
+# %% ../nbs/10_crowdtruth.ipynb #64645001
+@kernel(parallel=True)
+def _pair_ratio_sums(gstart, g_lab, g_wk, eoff, co_i, co_w, y, w, n_labels, n_chunks):
+    "Low-level (numba): per annotation, the sums over defined worker pairs (j, i) of w_j w_i P_r(i|j) and of w_j w_i, group (r, j) by group, in `n_chunks` fixed chunks (the same sums on any number of threads)."
+    G, W = len(g_lab), len(w)
+    out = np.zeros((n_chunks, 2, n_labels))
+    for c in prange(n_chunks):
+        num, den, mark, seen = np.zeros(W), np.zeros(W), np.full(W, -1, np.int64), np.zeros(W, np.int64)
+        for g in range(c * G // n_chunks, (c + 1) * G // n_chunks):
+            ns = 0
+            for t in range(gstart[g], gstart[g + 1]):
+                yt = y[t]
+                for q in range(eoff[t], eoff[t + 1]):
+                    i = co_i[q]
+                    seen[ns] = i; ns += mark[i] != g; mark[i] = g   # branch-free: i joins the list once
+                    den[i] += yt; num[i] += yt * co_w[q]
+            top, bottom = 0.0, 0.0
+            for a in range(ns):
+                i = seen[a]
+                if den[i] != 0:
+                    bottom += w[i]
+                    if num[i] != 0: top += w[i] * (num[i] / den[i])
+                num[i] = 0.0; den[i] = 0.0
+            wj = w[g_wk[g]]
+            out[c, 0, g_lab[g]] += wj * top; out[c, 1, g_lab[g]] += wj * bottom
+    return out.sum(axis=0)
+
+# %% ../nbs/10_crowdtruth.ipynb #a9bfc5c4
+@kernel
+def _group_partners(phase, gstart, eoff, co_i, co_w, mark, isnum, pptr, p_i, qptr, q_i, noff, n_i, n_w):
+    "Low-level (numba): per group (r, j) its distinct co-workers `p_i`, those that chose r on a shared unit `q_i`, and the pairs with such a co-worker (`n_i`, `n_w`). Phase 0 counts them into `pptr[1:]`, `qptr[1:]`, `noff[1:]`; phase 1 fills them. Branch-free: each list is written at its cursor, which moves on only when the item belongs."
+    mark[:] = -1
+    fill = phase == 1
+    for g in range(len(gstart) - 1):
+        b, e = (pptr[g], qptr[g]) if fill else (0, 0)
+        for q in range(eoff[gstart[g]], eoff[gstart[g + 1]]):   # the group's pairs: its distinct co-workers
+            i = co_i[q]
+            new, num = mark[i] != g, co_w[q] != 0
+            was = isnum[i] and not new
+            if fill: p_i[b] = i; q_i[e] = i
+            b += new; e += num and not was
+            mark[i] = g; isnum[i] = was or num
+        if not fill: pptr[g + 1], qptr[g + 1] = b, e
+        for t in range(gstart[g], gstart[g + 1]):               # the pairs that feed a numerator
+            c = noff[t] if fill else 0
+            for q in range(eoff[t], eoff[t + 1]):
+                if fill: n_i[c], n_w[c] = co_i[q], co_w[q]
+                c += isnum[co_i[q]]
+            if not fill: noff[t + 1] = c
+
+# %% ../nbs/10_crowdtruth.ipynb #09436821
+@kernel(parallel=True)
+def _partner_ratio_sums(gstart, g_lab, g_wk, pptr, p_i, qptr, q_i, noff, n_i, n_w, y, w, n_labels, n_chunks):
+    "Low-level (numba): `_pair_ratio_sums` when every pair is defined (no unit has SQS = 0): only the pairs of numerator partners are summed, and every partner enters the denominator."
+    G, W = len(g_lab), len(w)
+    out = np.zeros((n_chunks, 2, n_labels))
+    for c in prange(n_chunks):
+        num, den = np.zeros(W), np.zeros(W)
+        for g in range(c * G // n_chunks, (c + 1) * G // n_chunks):
+            for t in range(gstart[g], gstart[g + 1]):
+                yt = y[t]
+                for q in range(noff[t], noff[t + 1]):
+                    den[n_i[q]] += yt; num[n_i[q]] += yt * n_w[q]
+            top, bottom = 0.0, 0.0
+            for a in range(qptr[g], qptr[g + 1]):
+                i = q_i[a]; top += w[i] * (num[i] / den[i]); num[i] = 0.0; den[i] = 0.0
+            for a in range(pptr[g], pptr[g + 1]): bottom += w[p_i[a]]
+            wj = w[g_wk[g]]
+            out[c, 0, g_lab[g]] += wj * top; out[c, 1, g_lab[g]] += wj * bottom
+    return out.sum(axis=0)
+
+# %% ../nbs/10_crowdtruth.ipynb #9cb03484
+def _rqs_pairs(ix: CrowdIndex) -> dict:
+    "The co-worker lists of `_co_workers` for `ix` (entries by annotation, worker, unit), the groups (r, j) and their partners (`_group_partners`); built once per `CrowdIndex`."
+    if "_rqs_nb" in ix.__dict__: return ix.__dict__["_rqs_nb"]
+    o = np.lexsort((ix.e_unit, ix.e_worker, ix.e_lab))
+    lab, wk, unit, val = ix.e_lab[o], ix.e_worker[o], ix.e_unit[o], ix.e_val[o]
+    eoff = np.zeros(len(o) + 1, np.int64); np.cumsum(ix.n_per_unit[unit] - 1, out=eoff[1:])
+    small = (val == val.astype(np.float32)).all()                  # counts held exactly in 4 bytes
+    co = dict(co_i=np.empty(eoff[-1], np.int32), co_w=np.empty(eoff[-1], np.float32 if small else float))
+    _co_workers(lab.astype(np.int32), ix.e_pos[o], unit, val, np.cumsum(ix.n_per_unit) - ix.n_per_unit,
+                ix.n_per_unit, ix.worker.astype(np.int32), np.zeros(len(ix.unit), co["co_w"].dtype), eoff, *co.values())
+    new = np.flatnonzero(np.r_[True, (lab[1:] != lab[:-1]) | (wk[1:] != wk[:-1])]) if len(lab) else np.zeros(0, np.int64)
+    d = dict(unit=unit, val=val, gstart=np.r_[new, len(o)], g_lab=lab[new], g_wk=wk[new], eoff=eoff, **co)
+    d.update(_partners(d, ix.n_workers))
+    ix.__dict__["_rqs_nb"] = d
+    return d
+
+# %% ../nbs/10_crowdtruth.ipynb #ce855f14
+def _partners(d: dict, n_workers: int) -> dict:
+    "The partner lists of `_group_partners` from the co-worker lists `d` of `_rqs_pairs`: counted, then filled."
+    W, G, E, i32 = n_workers, len(d["g_lab"]), len(d["unit"]), np.int32
+    p = dict(pptr=np.zeros(G + 1, np.int64), p_i=np.zeros(0, i32), qptr=np.zeros(G + 1, np.int64), q_i=np.zeros(0, i32),
+             noff=np.zeros(E + 1, np.int64), n_i=np.zeros(0, i32), n_w=np.zeros(0, d["co_w"].dtype))
+    walk = (d["gstart"], d["eoff"], d["co_i"], d["co_w"], np.zeros(W, np.int64), np.zeros(W, np.bool_))
+    _group_partners(0, *walk, *p.values())
+    for k, a in (("pptr", "p_i"), ("qptr", "q_i"), ("noff", "n_i")):
+        np.cumsum(p[k], out=p[k]); p[a] = np.empty(p[k][-1] + 1, i32)   # + 1: the branch-free cursor's spare
+    p["n_w"] = np.empty(len(p["n_i"]), d["co_w"].dtype)
+    _group_partners(1, *walk, *p.values())
+    return p
+
+# %% ../nbs/10_crowdtruth.ipynb #3d216397
+def _rqs_sums_numba(ix: CrowdIndex, sqs, wqs) -> tuple[np.ndarray, np.ndarray]:
+    "Numerator and denominator of RQS per annotation with the `crowdnb[fast]` kernels: the partner lists when every pair is defined, else all pairs."
+    d = _rqs_pairs(ix)
+    y = sqs[d["unit"]] * d["val"]                              # SQS(s) WorkVec(j, s)(r), entries in group order
+    groups = (d["gstart"], d["g_lab"], d["g_wk"])
+    if not (sqs[ix.n_per_unit > 0] == 0).any():                # y > 0 everywhere: every pair has a denominator
+        return _partner_ratio_sums(*groups, *(d[k] for k in ("pptr", "p_i", "qptr", "q_i", "noff", "n_i", "n_w")),
+                                   y, wqs, ix.n_labels, 16)
+    return _pair_ratio_sums(*groups, d["eoff"], d["co_i"], d["co_w"], y, wqs, ix.n_labels, 16)
+
+# %% ../nbs/10_crowdtruth.ipynb #a81642a9
+def _rqs_sums_numpy(ix: CrowdIndex, sqs, wqs) -> tuple[np.ndarray, np.ndarray]:
+    "Numerator and denominator of RQS per annotation from the slot lists of `_rqs_index` (the numpy engine)."
+    y_all = sqs[ix.e_unit] * ix.e_val                               # SQS(s) WorkVec(j, s)(r) per entry
+    all_defined = not (sqs[ix.n_per_unit > 0] == 0).any()           # then every slot has a denominator > 0
+    num_r, den_r = np.zeros(ix.n_labels), np.zeros(ix.n_labels)
+    for r, d in enumerate(_rqs_index(ix)):                          # over annotations
+        if len(d["E"]): num_r[r], den_r[r] = _slot_sums(d, y_all[d["E"]], wqs, all_defined)
+    return num_r, den_r
+
 # %% ../nbs/10_crowdtruth.ipynb #0a0dd81e
 def rqs(
     ix: CrowdIndex,  # the crowd's sparse structure
@@ -468,12 +608,9 @@ def rqs(
     clamp: float = 0.0,  # the reference's floor for the denominator (`TINY`); 0: divide whenever positive
 ) -> np.ndarray:
     "Low-level (a `CrowdIndex`, score arrays): RQS (AQS) per annotation, the WQS-weighted mean of P_r(i|j) over ordered worker pairs i != j where it is defined."
-    wqs, sqs, L = np.asarray(wqs, float), np.asarray(sqs, float), ix.n_labels
-    y_all = sqs[ix.e_unit] * ix.e_val                               # SQS(s) WorkVec(j, s)(r) per entry
-    all_defined = not (sqs[ix.n_per_unit > 0] == 0).any()           # then every slot has a denominator > 0
-    num_r, den_r = np.zeros(L), np.zeros(L)
-    for r, d in enumerate(_rqs_index(ix)):                          # over annotations
-        if len(d["E"]): num_r[r], den_r[r] = _slot_sums(d, y_all[d["E"]], wqs, all_defined)
+    wqs, sqs = np.asarray(wqs, float), np.asarray(sqs, float)
+    sums = _rqs_sums_numba if engine() == "numba" else _rqs_sums_numpy
+    num_r, den_r = sums(ix, sqs, wqs)
     ok = den_r > clamp                                              # reference: den <= 1e-8 gives the floor
     out = np.where(ok, num_r / np.where(ok, den_r, 1.0), floor)
     return np.maximum(out, floor)
@@ -504,16 +641,58 @@ class FixedPoint:
     converged: bool
     tol: float
 
+# %% ../nbs/10_crowdtruth.ipynb #142da7dd
+@kernel
+def _unit_sums(ustart, indptr, lab, val, worker, wqs, rqs, weighted, clamp, V, B, U, seen, num_s, den_s, num_p, den_p, cos):
+    "Low-level (numba): unit by unit, the pair sums of SQS and WWA (`_agreement_sums`) and each judgment's WSA cosine (`_wsa_cos`), from the answer vectors (CSR `indptr`, `lab`, `val`); V, B, U, seen: zeros, one per annotation."
+    for s in range(len(ustart) - 1):
+        p0, p1, tot_w, uu = ustart[s], ustart[s + 1], 0.0, 0.0
+        for p in range(p0, p1):                                 # pass 1: cell sums, running pair sums
+            wp, nrm = wqs[worker[p]], 0.0
+            den_s[s] += wp * tot_w; tot_w += wp
+            for e in range(indptr[p], indptr[p + 1]): nrm += rqs[lab[e]] * val[e] * val[e]
+            for e in range(indptr[p], indptr[p + 1]):
+                r, v = lab[e], wp * val[e] / np.sqrt(nrm)
+                num_s[s] += rqs[r] * v * B[r]; B[r] += v; V[r] += v
+                U[r] += (wp if weighted else 1.0) * val[e]
+        for e in range(indptr[p0], indptr[p1]):                 # |SentVec|^2 weighted by RQS, each cell once
+            if not seen[lab[e]]: uu += rqs[lab[e]] * U[lab[e]] ** 2; seen[lab[e]] = True
+        for p in range(p0, p1):                                 # pass 2: per judgment
+            wp, nrm, top, xx, xr, rr = wqs[worker[p]], 0.0, 0.0, 0.0, 0.0, uu
+            den_p[p] = tot_w - wp
+            for e in range(indptr[p], indptr[p + 1]): nrm += rqs[lab[e]] * val[e] * val[e]
+            for e in range(indptr[p], indptr[p + 1]):
+                r, a = lab[e], rqs[lab[e]]
+                n, x = val[e] / np.sqrt(nrm), (wp if weighted else 1.0) * val[e]
+                top += a * n * (V[r] - wp * n)
+                xx += a * x * x; xr += a * x * (U[r] - x); rr += a * (U[r] - x) ** 2 - a * U[r] ** 2
+            num_p[p] = top
+            root = np.sqrt(xx * max(rr, 0.0))
+            if clamp > 0: cos[p] = clamp if root < clamp else xr / root
+            else: cos[p] = xr / root if root > 0 else 0.0
+        for e in range(indptr[p0], indptr[p1]): V[lab[e]] = 0.0; B[lab[e]] = 0.0; U[lab[e]] = 0.0; seen[lab[e]] = False
+
+# %% ../nbs/10_crowdtruth.ipynb #df980ce3
+def _step_sums(ix: CrowdIndex, w, a, weighted: bool, clamp: float) -> tuple:
+    "One iteration's sums: per unit the SQS numerator and denominator, per judgment the WWA ones and the WSA cosine (numba kernel or numpy)."
+    if engine() != "numba": return *_agreement_sums(ix, w, a), _wsa_cos(ix, a, w if weighted else None, clamp)
+    V, L, npos = ix.V, ix.n_labels, len(ix.unit)
+    ustart = np.zeros(ix.n_units + 1, np.int64); np.cumsum(ix.n_per_unit, out=ustart[1:])
+    out = np.zeros(ix.n_units), np.zeros(ix.n_units), np.zeros(npos), np.zeros(npos), np.zeros(npos)
+    _unit_sums(ustart, V.indptr, V.indices, ix.e_val, ix.worker, np.asarray(w, float), np.asarray(a, float),
+               bool(weighted), float(clamp), np.zeros(L), np.zeros(L), np.zeros(L), np.zeros(L, np.bool_), *out)
+    return out
+
 # %% ../nbs/10_crowdtruth.ipynb #38b8be89
 def _fp_step(ix: CrowdIndex, w, u, a, closed: bool, weighted: bool, clamp: float) -> tuple:
     "One simultaneous (Jacobi) iteration from WQS `w`, SQS `u`, RQS `a`: the new WQS, SQS, RQS, WWA and WSA."
-    num_s, den_s, num_p, den_p = _agreement_sums(ix, w, a)      # the pair sums of SQS and WWA, once
+    num_s, den_s, num_p, den_p, cos = _step_sums(ix, w, a, weighted, clamp)   # the pair sums of SQS and WWA, once
     a_new = rqs(ix, u, w, clamp=clamp) if closed else a
     u_new = _div(num_s, den_s, clamp)
     su = u[ix.unit]
-    wwa_ = _div(np.bincount(ix.worker, num_p * su, minlength=ix.n_workers),
-                np.bincount(ix.worker, den_p * su, minlength=ix.n_workers), clamp)
-    wsa_ = wsa(ix, u, a, w if weighted else None, clamp)
+    per_worker = lambda x: np.bincount(ix.worker, x, minlength=ix.n_workers)
+    wwa_ = _div(per_worker(num_p * su), per_worker(den_p * su), clamp)
+    wsa_ = _div(per_worker(cos * su), per_worker(su), clamp)       # `wsa` from the cosines
     return wqs(wsa_, wwa_), u_new, a_new, wwa_, wsa_
 
 # %% ../nbs/10_crowdtruth.ipynb #19c3b2f1
