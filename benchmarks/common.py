@@ -65,3 +65,20 @@ def bandwidth_gbs(n_bytes: int = 2**30) -> float:
     for _ in range(3):
         t0 = time.perf_counter(); np.copyto(b, a); best = min(best, time.perf_counter() - t0)
     return 2 * a.nbytes / best / 1e9
+
+def engines() -> list:
+    "The engines to time side by side: numba first when it is installed and not switched off, then numpy."
+    import os
+    from crowdnb.core import engine
+    return ["numba", "numpy"] if engine() == "numba" and os.environ.get("CROWDNB_ENGINE", "") != "numpy" else ["numpy"]
+
+class engine_env:
+    "Context manager: CROWDNB_ENGINE set to `name` inside the block, restored after."
+    def __init__(self, name): self.name = name
+    def __enter__(self):
+        import os
+        self.old = os.environ.get("CROWDNB_ENGINE"); os.environ["CROWDNB_ENGINE"] = self.name
+    def __exit__(self, *exc):
+        import os
+        if self.old is None: os.environ.pop("CROWDNB_ENGINE", None)
+        else: os.environ["CROWDNB_ENGINE"] = self.old

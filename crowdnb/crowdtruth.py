@@ -549,32 +549,38 @@ def _partner_ratio_sums(gstart, g_lab, g_wk, pptr, p_i, qptr, q_i, noff, n_i, n_
 
 # %% ../nbs/10_crowdtruth.ipynb #9cb03484
 def _rqs_pairs(ix: CrowdIndex) -> dict:
-    "The co-worker lists of `_co_workers` for `ix` (entries by annotation, worker, unit), the groups (r, j) and their partners (`_group_partners`); built once per `CrowdIndex`."
+    "The entries by annotation, worker, unit, their groups (r, j) and the groups' partners (`_group_partners`); built once per `CrowdIndex`. The co-worker lists are dropped once the partners are known."
     if "_rqs_nb" in ix.__dict__: return ix.__dict__["_rqs_nb"]
     o = np.lexsort((ix.e_unit, ix.e_worker, ix.e_lab))
     lab, wk, unit, val = ix.e_lab[o], ix.e_worker[o], ix.e_unit[o], ix.e_val[o]
     eoff = np.zeros(len(o) + 1, np.int64); np.cumsum(ix.n_per_unit[unit] - 1, out=eoff[1:])
-    small = (val == val.astype(np.float32)).all()                  # counts held exactly in 4 bytes
-    co = dict(co_i=np.empty(eoff[-1], np.int32), co_w=np.empty(eoff[-1], np.float32 if small else float))
-    _co_workers(lab.astype(np.int32), ix.e_pos[o], unit, val, np.cumsum(ix.n_per_unit) - ix.n_per_unit,
-                ix.n_per_unit, ix.worker.astype(np.int32), np.zeros(len(ix.unit), co["co_w"].dtype), eoff, *co.values())
     new = np.flatnonzero(np.r_[True, (lab[1:] != lab[:-1]) | (wk[1:] != wk[:-1])]) if len(lab) else np.zeros(0, np.int64)
-    d = dict(unit=unit, val=val, gstart=np.r_[new, len(o)], g_lab=lab[new], g_wk=wk[new], eoff=eoff, **co)
-    d.update(_partners(d, ix.n_workers))
+    d = dict(order=o, unit=unit, val=val, gstart=np.r_[new, len(o)], g_lab=lab[new], g_wk=wk[new], eoff=eoff)
+    d.update(_partners(d, _co_lists(ix, d), ix.n_workers))
     ix.__dict__["_rqs_nb"] = d
     return d
 
+# %% ../nbs/10_crowdtruth.ipynb #2439affa
+def _co_lists(ix: CrowdIndex, d: dict) -> dict:
+    "The co-worker lists of `_co_workers` for the entries of `d` (`_rqs_pairs`): each pair's co-worker and X_r(i, s)."
+    o, val, n = d["order"], d["val"], d["eoff"][-1]
+    small = (val == val.astype(np.float32)).all()                  # counts held exactly in 4 bytes
+    co = dict(co_i=np.empty(n, np.int32), co_w=np.empty(n, np.float32 if small else float))
+    _co_workers(ix.e_lab[o].astype(np.int32), ix.e_pos[o], d["unit"], val, np.cumsum(ix.n_per_unit) - ix.n_per_unit,
+                ix.n_per_unit, ix.worker.astype(np.int32), np.zeros(len(ix.unit), co["co_w"].dtype), d["eoff"], *co.values())
+    return co
+
 # %% ../nbs/10_crowdtruth.ipynb #ce855f14
-def _partners(d: dict, n_workers: int) -> dict:
-    "The partner lists of `_group_partners` from the co-worker lists `d` of `_rqs_pairs`: counted, then filled."
+def _partners(d: dict, co: dict, n_workers: int) -> dict:
+    "The partner lists of `_group_partners` from the groups `d` of `_rqs_pairs` and their co-worker lists `co`: counted, then filled."
     W, G, E, i32 = n_workers, len(d["g_lab"]), len(d["unit"]), np.int32
     p = dict(pptr=np.zeros(G + 1, np.int64), p_i=np.zeros(0, i32), qptr=np.zeros(G + 1, np.int64), q_i=np.zeros(0, i32),
-             noff=np.zeros(E + 1, np.int64), n_i=np.zeros(0, i32), n_w=np.zeros(0, d["co_w"].dtype))
-    walk = (d["gstart"], d["eoff"], d["co_i"], d["co_w"], np.zeros(W, np.int64), np.zeros(W, np.bool_))
+             noff=np.zeros(E + 1, np.int64), n_i=np.zeros(0, i32), n_w=np.zeros(0, co["co_w"].dtype))
+    walk = (d["gstart"], d["eoff"], co["co_i"], co["co_w"], np.zeros(W, np.int64), np.zeros(W, np.bool_))
     _group_partners(0, *walk, *p.values())
     for k, a in (("pptr", "p_i"), ("qptr", "q_i"), ("noff", "n_i")):
         np.cumsum(p[k], out=p[k]); p[a] = np.empty(p[k][-1] + 1, i32)   # + 1: the branch-free cursor's spare
-    p["n_w"] = np.empty(len(p["n_i"]), d["co_w"].dtype)
+    p["n_w"] = np.empty(len(p["n_i"]), co["co_w"].dtype)
     _group_partners(1, *walk, *p.values())
     return p
 
@@ -587,7 +593,8 @@ def _rqs_sums_numba(ix: CrowdIndex, sqs, wqs) -> tuple[np.ndarray, np.ndarray]:
     if not (sqs[ix.n_per_unit > 0] == 0).any():                # y > 0 everywhere: every pair has a denominator
         return _partner_ratio_sums(*groups, *(d[k] for k in ("pptr", "p_i", "qptr", "q_i", "noff", "n_i", "n_w")),
                                    y, wqs, ix.n_labels, 16)
-    return _pair_ratio_sums(*groups, d["eoff"], d["co_i"], d["co_w"], y, wqs, ix.n_labels, 16)
+    if "co" not in d: d["co"] = _co_lists(ix, d)                # rebuilt (and kept) only when a unit has SQS = 0
+    return _pair_ratio_sums(*groups, d["eoff"], d["co"]["co_i"], d["co"]["co_w"], y, wqs, ix.n_labels, 16)
 
 # %% ../nbs/10_crowdtruth.ipynb #a81642a9
 def _rqs_sums_numpy(ix: CrowdIndex, sqs, wqs) -> tuple[np.ndarray, np.ndarray]:
