@@ -90,14 +90,20 @@ class kernel:
 # %% ../nbs/00_core.ipynb #528647de
 @patch
 def _compile(self: kernel):
-    "The numba dispatcher of this kernel: the packaged twin's for a notebook cell whose code is the module's, else a new one."
-    import numba
+    "The numba dispatcher of this kernel: the packaged twin's for a notebook cell whose code is the module's, else a new one, compiled against the dispatchers of the kernels it calls."
+    import numba, types
     if not self.py.__module__.startswith("crowdnb."):
         twin = _packaged_twin(self.py)
         if twin is not None: return twin._jit or twin._compile()
-    if "prange" in self.py.__code__.co_names: self.py.__globals__["prange"] = numba.prange
+    env = dict(self.py.__globals__)                              # what the compiled code sees: kernels it calls compiled
+    names = lambda c: set(c.co_names).union(*(names(k) for k in c.co_consts if isinstance(k, types.CodeType)))
+    for name in names(self.py.__code__):
+        if isinstance(env.get(name), kernel): env[name] = env[name]._jit = env[name]._jit or env[name]._compile()
+    if "prange" in self.py.__code__.co_names: env["prange"] = numba.prange
+    fn = types.FunctionType(self.py.__code__, env, self.py.__name__, self.py.__defaults__, self.py.__closure__)
+    fn.__module__, fn.__qualname__, fn.__doc__ = self.py.__module__, self.py.__qualname__, self.py.__doc__
     cache = self.py.__module__.startswith("crowdnb.")            # on disk only for the package's own files
-    return numba.njit(cache=cache, nogil=True, **self.opts)(self.py)
+    return numba.njit(cache=cache, nogil=True, **self.opts)(fn)
 
 # %% ../nbs/00_core.ipynb #dda1b3f5
 def _packaged_twin(fn) -> kernel | None:

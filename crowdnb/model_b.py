@@ -492,50 +492,48 @@ def _e_step(p, gamma, lam, eps=0.0, votes=None):
     return post[:, 0], float(ll[0])
 
 # %% ../nbs/31_model_b.ipynb #22a4585f
-@kernel
-def _sweep(indptr,  # CSR row pointers of the patterns (P + 1,)
+@kernel(error_model="numpy")
+def _sweep(classes,  # a tuple of M zeros: its length, the number of classes, is a constant of the compiled code
+           indptr,  # CSR row pointers of the patterns (P + 1,)
            indices,  # one-hot columns x·M+v of each row; a label counted d times appears d times (nnz,)
            counts,  # items per pattern (P,)
-           tab,  # λ^(x)_{v|ψ} flat at ((x·M+v)·S + s)·W + ψ: classes padded to W, a multiple of 4 (JM·S·W,)
+           tab,  # λ^(x)_{v|ψ} flat at ((x·M+v)·S + s)·M + ψ (JM·S·M,)
            logtab,  # log λ, log 0 = -1e300, at [(x·M+v)·S + s, ψ] (JM·S, M): the fallback
-           gam,  # γ (S, W), padded with 0
+           gam,  # γ (S, M)
            loggam,  # log γ (S, M)
            N,  # out, zeros like `tab`: Σ count·posterior per one-hot column (eq. 50's numerators)
-           acc,  # out, zeros (S, W + 2): Σ count·posterior (eq. 48), log L, impossible flag
+           acc,  # out, zeros (S, M + 2): Σ count·posterior (eq. 48), log L, impossible flag
            post):  # out: posteriors (P, S, M), or (0, S, M) to skip them
-    S, W = gam.shape
-    M = loggam.shape[1]
-    sc = np.zeros(W)
+    S, M = gam.shape[0], len(classes)                     # M known when compiling: loops over classes unrolled
+    sc = np.zeros(M)
     for i in range(len(counts)):
         a, b = indptr[i], indptr[i + 1]
         for s in range(S):
-            for q in range(0, W, 4):                       # eq. 33, in linear space: four classes in registers
-                x0, x1, x2, x3 = gam[s, q], gam[s, q + 1], gam[s, q + 2], gam[s, q + 3]
-                for k in range(a, b):
-                    r = (indices[k] * S + s) * W + q
-                    x0 *= tab[r]; x1 *= tab[r + 1]; x2 *= tab[r + 2]; x3 *= tab[r + 3]
-                sc[q], sc[q + 1], sc[q + 2], sc[q + 3] = x0, x1, x2, x3
-            tot = sc.sum()
+            for c in range(M): sc[c] = gam[s, c]          # eq. 33, in linear space: no exp, one log per pattern
+            for k in range(a, b):
+                r = (indices[k] * S + s) * M
+                for c in range(M): sc[c] *= tab[r + c]
+            tot = 0.0
+            for c in range(M): tot += sc[c]
             norm = np.log(tot)
             if not tot > 1e-280:                           # underflow or an impossible pattern: log space
                 mx = -np.inf
                 for c in range(M):
-                    sc[c] = 0.0
+                    sc[c] = loggam[s, c]
                     for k in range(a, b): sc[c] += logtab[indices[k] * S + s, c]
-                    sc[c] += loggam[s, c]; mx = max(mx, sc[c])
-                sc[:M] = np.exp(sc[:M] - mx); tot = sc[:M].sum()
+                    mx = max(mx, sc[c])
+                tot = 0.0
+                for c in range(M): sc[c] = np.exp(sc[c] - mx); tot += sc[c]
                 norm = np.log(tot) + mx
-                if norm < -1e250: acc[s, W + 1] = 1.0
-            acc[s, W] += counts[i] * norm                  # eq. 40
-            if len(post): post[i, s] = sc[:M] / tot       # eq. 37
+                if norm < -1e250: acc[s, M + 1] = 1.0
+            acc[s, M] += counts[i] * norm                  # eq. 40
             f = counts[i] / tot
-            for c in range(W):
+            for c in range(M):
+                if len(post): post[i, s, c] = sc[c] / tot  # eq. 37
                 sc[c] *= f; acc[s, c] += sc[c]
-            for q in range(0, W, 4):                       # eq. 50's numerators: scatter, four classes at a time
-                w0, w1, w2, w3 = sc[q], sc[q + 1], sc[q + 2], sc[q + 3]
-                for k in range(a, b):
-                    r = (indices[k] * S + s) * W + q
-                    N[r] += w0; N[r + 1] += w1; N[r + 2] += w2; N[r + 3] += w3
+            for k in range(a, b):                          # eq. 50's numerators: scatter
+                r = (indices[k] * S + s) * M
+                for c in range(M): N[r + c] += sc[c]
 
 # %% ../nbs/31_model_b.ipynb #12a3bf6a
 def _sweep_rows(p):
@@ -561,15 +559,12 @@ def _fused_ok(p, S, eps=0.0):
 def _fused(p, G, L, post=False):
     "Expected counts for γ (S, M) and Λ (S, J, M, M), log L (S,) and, when `post`, the posteriors (P, S, M) of S starts: one `_sweep`."
     (S, M), J = G.shape, p.n_annotators
-    W = -(-M // 4) * 4
-    lt = L.transpose(1, 3, 0, 2).reshape(J * M * S, M)              # row (x·M+v)·S + s, column ψ
-    tab = np.zeros((J * M * S, W)); tab[:, :M] = lt
-    gam = np.zeros((S, W)); gam[:, :M] = G
-    N, acc = np.zeros(tab.size), np.zeros((S, W + 2))
+    lt = np.ascontiguousarray(L.transpose(1, 3, 0, 2).reshape(J * M * S, M))   # row (x·M+v)·S + s, column ψ
+    N, acc = np.zeros(lt.size), np.zeros((S, M + 2))
     out = np.empty((p.n_patterns if post else 0, S, M))
-    _sweep(*_sweep_rows(p), p.counts, tab.ravel(), _log(lt), gam, _log(G), N, acc, out)
-    ll = np.where(acc[:, W + 1] > 0, -np.inf, acc[:, W])
-    return acc[:, :M], N.reshape(J, M, S, W)[..., :M].transpose(2, 0, 3, 1), ll, out
+    _sweep((0,) * M, *_sweep_rows(p), p.counts, lt.ravel(), _log(lt), np.ascontiguousarray(G), _log(G), N, acc, out)
+    ll = np.where(acc[:, M + 1] > 0, -np.inf, acc[:, M])
+    return acc[:, :M], N.reshape(J, M, S, M).transpose(2, 0, 3, 1), ll, out
 
 # %% ../nbs/31_model_b.ipynb #1ded4569
 def _loglik_b(p, G, L):
@@ -648,6 +643,123 @@ def _squarem_cycle(p, step, lp, G, L, G1, L1, amax, it):
         amax[k] = np.where(better, np.where(a[k] >= amax[k], 4 * amax[k], amax[k]), np.maximum(1.0, amax[k] / 4))
     return G1, L1
 
+# %% ../nbs/31_model_b.ipynb #aaf778b6
+@kernel(error_model="numpy")
+def _m_step1(classes, g, tab, pg, pl, g_out, tab_out):
+    "Low-level (numba): the M step (eqs. 48 corrected, 50) in place on the expected counts `g_out`, `tab_out` with the pseudo-counts `pg`, `pl`; returns the log prior at (g, tab)."
+    M, lp = len(classes), 0.0
+    tot = 0.0
+    for c in range(M): g_out[c] += pg; tot += g_out[c]
+    for c in range(M):
+        g_out[c] /= tot
+        if pg != 0: lp += pg * np.log(g[c])
+    for x in range(tab.shape[0] // M):                           # annotator x: rows x·M + v
+        for c in range(M):
+            tot = 0.0
+            for v in range(M): tab_out[x * M + v, c] += pl; tot += tab_out[x * M + v, c]
+            for v in range(M):
+                tab_out[x * M + v, c] = tab_out[x * M + v, c] / tot if tot > 0 else 1.0 / M
+                if pl != 0: lp += pl * np.log(tab[x * M + v, c])
+    return lp
+
+# %% ../nbs/31_model_b.ipynb #783c22dc
+@kernel(error_model="numpy")
+def _em_step1(classes, indptr, indices, counts, g, tab, pg, pl, g_out, tab_out, work):
+    "Low-level (numba): one E+M step of one start on a small pattern set — γ `g` (M,), λ table `tab` (JM, M; row x·M+v, column ψ) to `g_out`, `tab_out` — returning log L + log prior at (g, tab); `work`: zeros (M,)."
+    M, sc = len(classes), work
+    ll, lp = 0.0, 0.0
+    tab_out[:] = 0.0; g_out[:] = 0.0
+    for i in range(len(counts)):
+        a, b = indptr[i], indptr[i + 1]
+        for c in range(M): sc[c] = g[c]
+        for k in range(a, b):
+            for c in range(M): sc[c] *= tab[indices[k], c]
+        tot = 0.0
+        for c in range(M): tot += sc[c]
+        norm = np.log(tot)
+        if not tot > 1e-280:                                    # underflow or an impossible pattern: log space
+            mx = -np.inf
+            for c in range(M):
+                sc[c] = np.log(g[c]) if g[c] > 0 else -1e300
+                for k in range(a, b): sc[c] += np.log(tab[indices[k], c]) if tab[indices[k], c] > 0 else -1e300
+                mx = max(mx, sc[c])
+            tot = 0.0
+            for c in range(M): sc[c] = np.exp(sc[c] - mx); tot += sc[c]
+            norm = np.log(tot) + mx
+            if norm < -1e250: ll = -np.inf
+        ll += counts[i] * norm
+        for c in range(M): g_out[c] += sc[c] * (counts[i] / tot)
+        for k in range(a, b):
+            for c in range(M): tab_out[indices[k], c] += sc[c] * (counts[i] / tot)
+    return ll + _m_step1(classes, g, tab, pg, pl, g_out, tab_out)
+
+# %% ../nbs/31_model_b.ipynb #be69c251
+@kernel(error_model="numpy")
+def _squarem1(x0, x1, x2, amax, out):
+    "Low-level (numba): `_squarem` for one flattened parameter set: the point (in `out`), the step |α| and whether it is worth an E step."
+    nr, nv = 0.0, 0.0
+    for k in range(len(x0)): nr += (x1[k] - x0[k]) ** 2; nv += (x2[k] - 2 * x1[k] + x0[k]) ** 2
+    a = -min(max(np.sqrt(nr) / np.sqrt(nv), 1.0), amax) if nv > 0 else -1.0
+    for _ in range(30):                                           # α → -1 gives x2, which is feasible
+        bad = False
+        for k in range(len(x0)):
+            out[k] = x0[k] - 2 * a * (x1[k] - x0[k]) + a * a * (x2[k] - 2 * x1[k] + x0[k])
+            bad |= out[k] < 0
+        if not (bad and a < -1): break
+        a = (a - 1) / 2
+    return -a, a < -1 and not bad
+
+# %% ../nbs/31_model_b.ipynb #6bc943f5
+@kernel(error_model="numpy")
+def _em1(classes, indptr, indices, counts, x, tol, max_iter, accelerate, pg, pl, hist):
+    "Low-level (numba): `_em_loop` for one start on a small pattern set, parameters flat in `x` = [γ, λ table] (updated in place); returns (iterations, converged, number of `hist` entries)."
+    M = len(classes)
+    n, it, amax, nh = len(x), 0, 1.0, 0
+    x1, x2, x3, xs, y, work = np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.zeros(M)
+    step = lambda a, b: _em_step1(classes, indptr, indices, counts, a[:M], a[M:].reshape(-1, M), pg, pl,
+                                  b[:M], b[M:].reshape(-1, M), work)
+    while True:
+        ll0 = step(x, x1); it += 1
+        if nh < len(hist): hist[nh] = ll0; nh += 1
+        if accelerate:                                            # SQUAREM, monotone as in `_squarem_cycle`
+            step(x1, x2); it += 1
+            a, ok = _squarem1(x, x1, x2, amax, xs)
+            x1[:] = x2
+            if not ok and a >= amax: amax *= 2
+            if ok:
+                ll3 = step(xs, x3); it += 1
+                better = ll3 >= step(x2, y)
+                if better: x1[:] = x3
+                amax = (4 * amax if a >= amax else amax) if better else max(1.0, amax / 4)
+        delta = np.abs(x1 - x).max()
+        x[:] = x1
+        if delta < tol or it >= max_iter: return it, delta < tol, nh
+
+# %% ../nbs/31_model_b.ipynb #7a4ce479
+_HISTORY_MAX = 1_000_000   # iterations of history the compiled loop keeps room for
+
+def _compiled_ok(p, eps, prior_gamma, prior_lam, history, max_iter):
+    "Whether `_em_loop` runs compiled: numba, a small pattern set (below `_sweep`'s size), no smoothing, scalar pseudo-counts."
+    if eps != 0 or np.ndim(prior_gamma) or np.ndim(prior_lam) or (history and max_iter > _HISTORY_MAX): return False
+    return p.onehot.nnz < _FUSED_MIN and engine() == "numba" and _sweep_rows(p) is not None
+
+# %% ../nbs/31_model_b.ipynb #0beb5c07
+def _em_loop_compiled(p, G, L, tol, max_iter, accelerate, prior_gamma, prior_lam, history, done):
+    "`_em_loop` with each start run to its end by the compiled `_em1`: no Python between iterations."
+    (S, M), J = G.shape, p.n_annotators
+    indptr, indices = _sweep_rows(p)
+    out_G, out_L, n_it, conv = np.empty_like(G), np.empty_like(L), np.zeros(S, np.int64), np.zeros(S, bool)
+    hist = np.empty(max_iter if history else 0)
+    pg, pl = (0.0, 0.0) if prior_gamma is None else (float(prior_gamma), float(prior_lam))
+    for s in range(S):
+        x = np.concatenate([G[s], L[s].transpose(0, 2, 1).ravel()])   # γ, then λ at row x·M+v, column ψ
+        n_it[s], conv[s], nh = _em1((0,) * M, indptr, indices, p.counts, x, tol, max_iter, accelerate, pg, pl,
+                                    hist if s == 0 else hist[:0])
+        out_G[s], out_L[s] = x[:M], x[M:].reshape(J, M, M).transpose(0, 2, 1)
+        if s == 0: hist = hist[:nh]
+        if done is not None: done(1)
+    return out_G, out_L, n_it, conv, hist.tolist()
+
 # %% ../nbs/31_model_b.ipynb #530046a2
 def _em_loop(p, G, L, eps=0.0, votes=None, tol=1e-10, max_iter=100_000, accelerate=False, prior_gamma=0.0,
              prior_lam=0.0, history=False, done=None):
@@ -658,6 +770,8 @@ def _em_loop(p, G, L, eps=0.0, votes=None, tol=1e-10, max_iter=100_000, accelera
     act, it, amax, hist = np.arange(S), np.zeros(S, np.int64), np.ones(S), []
     accelerate = accelerate and eps == 0
     if not (np.any(prior_gamma) or np.any(prior_lam)): prior_gamma = prior_lam = None
+    if _compiled_ok(p, eps, prior_gamma, prior_lam, history, max_iter):   # small pattern sets with numba: compiled loops
+        return _em_loop_compiled(p, G, L, tol, max_iter, accelerate, prior_gamma, prior_lam, history, done)
     lp = lambda G, L: _log_prior_b(G, L, prior_gamma, prior_lam)
     fused = _fused_ok(p, S, eps)          # large pattern sets with numba: one streaming pass per step
     def step(G, L):

@@ -121,3 +121,57 @@ def test_smoothing_stays_on_numpy(monkeypatch, sweeps):
     ref, new = _both(monkeypatch, lambda: em(x, eps=0.1, max_iter=20, tol=0))
     _close(new.history[:-1], ref.history[:-1])
     assert len(sweeps) == 1                          # smoothed steps stay on numpy: only the end point's posterior
+
+
+# --- the compiled loops for small pattern sets (_em1) -----------------------------------------------------------
+
+def _small(seed, J=4, M=3, n=3000):
+    m = random_model(J, M, seed=seed)
+    m = ModelBParams(m.gamma, 0.7 * np.eye(M) + 0.3 * m.lam)
+    return as_patterns(m.sample(n, seed=seed)[0])
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("accelerate", [False, True])
+def test_compiled_loop_matches_numpy(monkeypatch, seed, accelerate):
+    """The compiled loop takes the numpy loop's iterations (plain EM: to the same end points; SQUAREM: its accept/reject
+    ties between log Ls equal to rounding may go either way near the end, so the same optimum)."""
+    p = _small(seed)
+    rng = np.random.default_rng(seed)
+    st = [random_model(4, 3, seed=rng) for _ in range(3)]
+    G, L = np.stack([s.gamma for s in st]), np.stack([s.lam for s in st])
+    calls = []
+    orig = model_b._em_loop_compiled
+    monkeypatch.setattr(model_b, "_em_loop_compiled", lambda *a: calls.append(1) or orig(*a))
+    monkeypatch.setenv("CROWDNB_ENGINE", "numba")
+    c = model_b._em_loop(p, G, L, tol=1e-10, accelerate=accelerate, history=True)
+    monkeypatch.setenv("CROWDNB_ENGINE", "numpy")
+    n = model_b._em_loop(p, G, L, tol=1e-10, accelerate=accelerate, history=True)
+    assert calls == [1]
+    np.testing.assert_allclose(c[4][:10], n[4][:10], atol=1e-9)
+    if not accelerate: np.testing.assert_array_equal(c[2], n[2])
+    atol = 1e-7 if accelerate else 1e-12
+    np.testing.assert_allclose(c[0], n[0], atol=atol); np.testing.assert_allclose(c[1], n[1], atol=atol)
+
+
+def test_compiled_loop_with_priors_and_monotone(monkeypatch):
+    "With pseudo-counts: the same MAP optimum, and the objective never decreases (SQUAREM included)."
+    p = _small(3)
+    res = {}
+    for eng in ("numba", "numpy"):
+        monkeypatch.setenv("CROWDNB_ENGINE", eng)
+        res[eng] = em(p, init=random_model(4, 3, seed=9), accelerate=True, prior_gamma=0.5, prior_lam=0.25)
+        assert np.all(np.diff(res[eng].history) >= -1e-9)
+    a, b = res["numba"], res["numpy"]
+    assert abs(a.log_lik - b.log_lik) < 1e-8
+    np.testing.assert_allclose(a.model.lam, b.model.lam, atol=1e-6)
+
+
+def test_fit_many_starts_compiled(monkeypatch):
+    "fit on Table 14's 8 patterns: every start reaches the saturated log L under both engines."
+    n14 = np.array([1882, 443, 1863, 506, 1376, 1152, 1412, 1366], float)
+    sat = float(n14 @ np.log(n14 / n14.sum()))
+    for eng in ("numba", "numpy"):
+        monkeypatch.setenv("CROWDNB_ENGINE", eng)
+        f = fit(list(n14), method="em", n_starts=5, seed=1, accelerate=True, progress=False)
+        assert (np.abs(f.runs.log_lik - sat) < 1e-6).all()
