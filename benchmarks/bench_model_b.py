@@ -2,14 +2,12 @@
 same start (majority-vote shares), same number of iterations; the log-likelihoods reached are compared. Also: the
 time to a converged optimum on Table 14 (default SQUAREM path vs plain EM, 10 starts), the per-iteration cost of a
 small pattern set (one start, and 100 starts side by side), and 10M labels."""
-import os
 import time
-from contextlib import contextmanager
 
 import numpy as np
 import pandas as pd
 
-from benchmarks.common import Result, peak_memory, bandwidth_gbs
+from benchmarks.common import Result, peak_memory, bandwidth_gbs, engine_env, engines
 from crowdnb.core import as_judgments
 from crowdnb.model_b import ModelB, ModelBParams, as_patterns, em, random_model
 
@@ -31,21 +29,7 @@ def _wall(fn):
     t0 = time.perf_counter(); out = fn(); return out, time.perf_counter() - t0
 
 
-@contextmanager
-def _engine(name):
-    "CROWDNB_ENGINE set to `name` inside the block (restored after)."
-    old = os.environ.get("CROWDNB_ENGINE")
-    os.environ["CROWDNB_ENGINE"] = name
-    try: yield
-    finally:
-        if old is None: os.environ.pop("CROWDNB_ENGINE", None)
-        else: os.environ["CROWDNB_ENGINE"] = old
-
-
-def _engines():
-    "The engines to time side by side: numba first when it is installed (the default), then numpy."
-    from crowdnb.core import engine
-    return ["numba", "numpy"] if engine() == "numba" and os.environ.get("CROWDNB_ENGINE", "") != "numpy" else ["numpy"]
+_engine, _engines = engine_env, engines   # one home: benchmarks.common
 
 
 def _per_iter(p, k1, k2, repeat=2):

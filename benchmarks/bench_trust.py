@@ -2,12 +2,11 @@
 package over the 2^k - k - 1 subsets followed by the pseudocode as written. The raters x items arrays enter
 crowdnb through `Judgments.from_matrix(x.T)` (the one door for wide data), outside the timed call."""
 from itertools import combinations
-import os
 import warnings
 
 import numpy as np
 
-from benchmarks.common import Result, timeit, peak_memory, max_abs_diff
+from benchmarks.common import Result, timeit, peak_memory, max_abs_diff, engine_env
 from crowdnb.core import Judgments, engine
 from crowdnb.trust import trust_coefficients
 
@@ -67,12 +66,8 @@ def trust_nominal(): return _case("nominal")
 
 def _with_engine(eng, fn, *args, **kwargs):
     "fn(*args, **kwargs) with CROWDNB_ENGINE=eng (None: as set outside), the variable restored afterwards."
-    old = os.environ.get("CROWDNB_ENGINE")
-    if eng is not None: os.environ["CROWDNB_ENGINE"] = eng
-    try: return fn(*args, **kwargs)
-    finally:
-        if old is None: os.environ.pop("CROWDNB_ENGINE", None)
-        else: os.environ["CROWDNB_ENGINE"] = old
+    if eng is None: return fn(*args, **kwargs)
+    with engine_env(eng): return fn(*args, **kwargs)
 
 
 def _many_raters(level, quick=False):
