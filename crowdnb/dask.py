@@ -795,16 +795,16 @@ def _em_loglik(c, states: list, g, l, prior_gamma, prior_lam) -> float:
     return _map_reduce(c, states, _b_loglik, g, l)["ll"] + _log_prior(g, l, prior_gamma, prior_lam)
 
 # %% ../nbs/01_dask.ipynb #ac722df5
-def _squarem_update(step, loglik, gamma, lam, g1, l1, amax: np.ndarray, m: int) -> tuple:
+def _squarem_update(step, gamma, lam, g1, l1, amax: np.ndarray, m: int) -> tuple:
     "After the EM step (gamma, lam) -> (g1, l1): the SQUAREM iterate (γ, Λ) and the EM steps it took; `amax` updated in place."
     flat = lambda g, l: np.concatenate([g, l.ravel()])[None]
-    (g2, l2), _ = step(g1, l1); n = 1
+    (g2, l2), ll1 = step(g1, l1); n = 1                  # ll1: the objective at g1
     x, a, ok = _squarem(flat(gamma, lam), flat(g1, l1), flat(g2, l2), amax)
     g1, l1 = g2, l2
     amax[~ok & (a >= amax)] *= 2
     if ok[0]:
         (g3, l3), ll3 = step(x[0, :m], x[0, m:].reshape(lam.shape)); n += 1
-        better = ll3 >= loglik(g2, l2)
+        better = ll3 >= ll1                               # as in model_b._squarem_cycle
         if better: g1, l1 = g3, l3
         amax[0] = (4 * amax[0] if a[0] >= amax[0] else amax[0]) if better else max(1.0, amax[0] / 4)
     return g1, l1, n
@@ -835,7 +835,7 @@ def em(
         (g1, l1), ll0 = step(gamma, lam); it += 1
         hist.append(ll0)
         if accelerate:
-            g1, l1, k = _squarem_update(step, loglik, gamma, lam, g1, l1, amax, m); it += k
+            g1, l1, k = _squarem_update(step, gamma, lam, g1, l1, amax, m); it += k
         delta = max(np.abs(g1 - gamma).max(), np.abs(l1 - lam).max())
         gamma, lam = g1, l1
         if delta < tol: converged = True; break

@@ -626,17 +626,17 @@ def _squarem(x0, x1, x2, amax):
     return x, -a, (a < -1) & (x >= 0).all(1)
 
 # %% ../nbs/31_model_b.ipynb #a5c101c1
-def _squarem_cycle(p, step, lp, G, L, G1, L1, amax, it):
+def _squarem_cycle(step, G, L, G1, L1, amax, it):
     "γ and Λ after one monotone SQUAREM cycle from (G, L) and its EM step (G1, L1); `amax` and the counts `it` updated in place."
     M = G.shape[1]
     flat = lambda G, L: np.concatenate([G, L.reshape(len(G), -1)], 1)
-    (G2, L2), _ = step(G1, L1); it += 1
+    (G2, L2), ll1 = step(G1, L1); it += 1                  # ll1: the objective at G1, one EM step from G
     x, a, ok = _squarem(flat(G, L), flat(G1, L1), flat(G2, L2), amax)
     G1, L1 = G2.copy(), L2.copy()
     amax[~ok & (a >= amax)] *= 2                          # the bound held the step back: allow more next time
     if ok.any():
         (G3, L3), ll3 = step(x[ok, :M], x[ok, M:].reshape(L[ok].shape)); it[ok] += 1
-        better = ll3 >= _loglik_b(p, G2[ok], L2[ok]) + lp(G2[ok], L2[ok])
+        better = ll3 >= ll1[ok]                           # F(x) is at least as good as x, which is as good as G1
         k = np.flatnonzero(ok)
         G1[k[better]], L1[k[better]] = G3[better], L3[better]
         # the step bound of Varadhan & Roland's SQUAREM: x4 after a full step that worked, /4 after a failure
@@ -715,24 +715,24 @@ def _em1(classes, indptr, indices, counts, x, tol, max_iter, accelerate, pg, pl,
     "Low-level (numba): `_em_loop` for one start on a small pattern set, parameters flat in `x` = [γ, λ table] (updated in place); returns (iterations, converged, number of `hist` entries)."
     M = len(classes)
     n, it, amax, nh = len(x), 0, 1.0, 0
-    x1, x2, x3, xs, y, work = np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.zeros(M)
+    x1, x2, x3, xs, work = np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.zeros(M)
     step = lambda a, b: _em_step1(classes, indptr, indices, counts, a[:M], a[M:].reshape(-1, M), pg, pl,
                                   b[:M], b[M:].reshape(-1, M), work)
     while True:
         ll0 = step(x, x1); it += 1
         if nh < len(hist): hist[nh] = ll0; nh += 1
         if accelerate:                                            # SQUAREM, monotone as in `_squarem_cycle`
-            step(x1, x2); it += 1
+            ll1 = step(x1, x2); it += 1
             a, ok = _squarem1(x, x1, x2, amax, xs)
             x1[:] = x2
             if not ok and a >= amax: amax *= 2
             if ok:
                 ll3 = step(xs, x3); it += 1
-                better = ll3 >= step(x2, y)
+                better = ll3 >= ll1
                 if better: x1[:] = x3
                 amax = (4 * amax if a >= amax else amax) if better else max(1.0, amax / 4)
-        delta = np.abs(x1 - x).max()
-        x[:] = x1
+        delta = 0.0
+        for k in range(n): delta = max(delta, abs(x1[k] - x[k])); x[k] = x1[k]
         if delta < tol or it >= max_iter: return it, delta < tol, nh
 
 # %% ../nbs/31_model_b.ipynb #7a4ce479
@@ -783,8 +783,8 @@ def _em_loop(p, G, L, eps=0.0, votes=None, tol=1e-10, max_iter=100_000, accelera
     while len(act):
         (G1, L1), ll0 = step(G, L); it += 1
         if history: hist.append(ll0[0])
-        if accelerate:   # SQUAREM, kept monotone: an extrapolation is kept only when it is as good as two EM steps
-            G1, L1 = _squarem_cycle(p, step, lp, G, L, G1, L1, amax, it)
+        if accelerate:   # SQUAREM, kept monotone: an extrapolation is kept only when it is as good as one EM step
+            G1, L1 = _squarem_cycle(step, G, L, G1, L1, amax, it)
         delta = np.maximum(np.abs(G1 - G).max(1), np.abs(L1 - L).max((1, 2, 3)))
         G, L = G1, L1
         stop = (delta < tol) | (it >= max_iter)
