@@ -19,7 +19,7 @@ from scipy import sparse
 
 # %% auto #0
 __all__ = ['prange', 'LEVELS', 'FORMATS', 'as_rng', 'show_progress', 'progress_bar', 'engine', 'kernel', 'check_choice',
-           'check_int', 'check_number', 'check_level', 'check_bool', 'group_runs', 'shared_data', 'Judgments',
+           'check_int', 'check_number', 'check_level', 'check_bool', 'divide', 'group_runs', 'shared_data', 'Judgments',
            'detect_format', 'read_table', 'as_judgments', 'write_csv', 'loop_design', 'design_matrix', 'Simulation',
            'simulate_crowd']
 
@@ -183,6 +183,16 @@ def check_bool(
     "`value` as a bool (or None when `none_ok`), else a `TypeError` naming the option: 'yes', 1 or 0 are not flags."
     if (value is None and none_ok) or isinstance(value, (bool, np.bool_)): return value if value is None else bool(value)
     raise TypeError(f"{name} must be True or False{' or None' if none_ok else ''}, not {value!r} ({type(value).__name__})")
+
+# %% ../nbs/00_core.ipynb #04edffc8
+def divide(
+    num,  # numerators (array-like)
+    den,  # denominators, broadcast against `num`
+    empty: float = 0.0,  # the result where `den` is 0
+) -> np.ndarray:
+    "num / den elementwise as floats, `empty` where den is 0 (no warning)."
+    num, den = np.asarray(num, float), np.asarray(den, float)
+    return np.divide(num, den, out=np.full(np.broadcast(num, den).shape, float(empty)), where=den != 0)
 
 # %% ../nbs/00_core.ipynb #c8d11f2b
 def group_runs(

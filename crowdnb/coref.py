@@ -18,7 +18,7 @@ import pandas as pd
 from scipy import sparse
 from scipy.optimize import linear_sum_assignment
 
-from .core import check_bool, check_choice
+from .core import check_bool, check_choice, divide
 
 # %% auto #0
 __all__ = ['METRICS', 'METRIC_LABELS', 'POOLED', 'CorefDocuments', 'read_conll', 'Alignment', 'align', 'muc_counts',
@@ -405,10 +405,7 @@ def _entries(a: Alignment):
     return np.repeat(np.arange(ov.shape[0]), np.diff(ov.indptr)), ov.indices, ov.data.astype(float)
 
 # %% ../nbs/40_coref.ipynb #aabac857
-def _ratio(num, den):
-    "num / den elementwise, 0 where den is 0."
-    num, den = np.asarray(num, float), np.asarray(den, float)
-    return np.divide(num, den, out=np.zeros(np.broadcast(num, den).shape), where=den != 0)
+_ratio = divide   # x / 0 = 0: a score over nothing is 0 (core.divide)
 
 # %% ../nbs/40_coref.ipynb #0083b62c
 def _f1(r, p):

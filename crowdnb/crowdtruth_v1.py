@@ -8,7 +8,7 @@ Docs: https://crowdnb.github.io/crowdnb/crowdtruth_v1.html.md"""
 from __future__ import annotations
 import os, re, warnings
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +17,7 @@ from fastcore.basics import patch
 from fastcore.meta import delegates
 from scipy import sparse
 
-from .core import Judgments, as_judgments, check_choice
+from .core import Judgments, as_judgments, check_choice, divide
 
 # %% auto #0
 __all__ = ['sentence_relation_score', 'sentence_clarity', 'relation_clarity', 'relation_cooccurrence', 'relation_probability',
@@ -27,10 +27,7 @@ __all__ = ['sentence_relation_score', 'sentence_clarity', 'relation_clarity', 'r
            'plot_relation_similarity', 'plot_sentence_clarity']
 
 # %% ../nbs/11_crowdtruth_v1.ipynb #0dd5abf1
-def _ratio(num, den):
-    "num / den elementwise, NaN where den is 0 (a mean over nothing)."
-    num, den = np.asarray(num, float), np.asarray(den, float)
-    return np.divide(num, den, out=np.full(np.broadcast(num, den).shape, np.nan), where=den > 0)
+_ratio = partial(divide, empty=np.nan)   # x / 0 = NaN: a mean over nothing (core.divide)
 
 # %% ../nbs/11_crowdtruth_v1.ipynb #a55998ab
 def _rows(idx, limit=5):
