@@ -650,27 +650,28 @@ class FixedPoint:
 
 # %% ../nbs/10_crowdtruth.ipynb #142da7dd
 @kernel
-def _unit_sums(ustart, indptr, lab, val, worker, wqs, rqs, weighted, clamp, V, B, U, seen, num_s, den_s, num_p, den_p, cos):
-    "Low-level (numba): unit by unit, the pair sums of SQS and WWA (`_agreement_sums`) and each judgment's WSA cosine (`_wsa_cos`), from the answer vectors (CSR `indptr`, `lab`, `val`); V, B, U, seen: zeros, one per annotation."
+def _unit_sums(ustart, indptr, lab, val, worker, wqs, rqs, weighted, clamp, V, B, U, seen, inv, num_s, den_s, num_p, den_p, cos):
+    "Low-level (numba): unit by unit, the pair sums of SQS and WWA (`_agreement_sums`) and each judgment's WSA cosine (`_wsa_cos`), from the answer vectors (CSR `indptr`, `lab`, `val`); V, B, U, seen: zeros, one per annotation; inv: room for one number per judgment."
     for s in range(len(ustart) - 1):
-        p0, p1, tot_w, uu = ustart[s], ustart[s + 1], 0.0, 0.0
+        p0, p1, tot_w, uu, pairs, pairs_w = ustart[s], ustart[s + 1], 0.0, 0.0, 0.0, 0.0
         for p in range(p0, p1):                                 # pass 1: cell sums, running pair sums
             wp, nrm = wqs[worker[p]], 0.0
-            den_s[s] += wp * tot_w; tot_w += wp
+            pairs_w += wp * tot_w; tot_w += wp
             for e in range(indptr[p], indptr[p + 1]): nrm += rqs[lab[e]] * val[e] * val[e]
+            inv[p] = 1.0 / np.sqrt(nrm)                         # the unit-length WorkVec's scale
             for e in range(indptr[p], indptr[p + 1]):
-                r, v = lab[e], wp * val[e] / np.sqrt(nrm)
-                num_s[s] += rqs[r] * v * B[r]; B[r] += v; V[r] += v
+                r, v = lab[e], wp * val[e] * inv[p]
+                pairs += rqs[r] * v * B[r]; B[r] += v; V[r] += v
                 U[r] += (wp if weighted else 1.0) * val[e]
+        num_s[s], den_s[s] = pairs, pairs_w
         for e in range(indptr[p0], indptr[p1]):                 # |SentVec|^2 weighted by RQS, each cell once
             if not seen[lab[e]]: uu += rqs[lab[e]] * U[lab[e]] ** 2; seen[lab[e]] = True
         for p in range(p0, p1):                                 # pass 2: per judgment
-            wp, nrm, top, xx, xr, rr = wqs[worker[p]], 0.0, 0.0, 0.0, 0.0, uu
+            wp, top, xx, xr, rr = wqs[worker[p]], 0.0, 0.0, 0.0, uu
             den_p[p] = tot_w - wp
-            for e in range(indptr[p], indptr[p + 1]): nrm += rqs[lab[e]] * val[e] * val[e]
             for e in range(indptr[p], indptr[p + 1]):
                 r, a = lab[e], rqs[lab[e]]
-                n, x = val[e] / np.sqrt(nrm), (wp if weighted else 1.0) * val[e]
+                n, x = val[e] * inv[p], (wp if weighted else 1.0) * val[e]
                 top += a * n * (V[r] - wp * n)
                 xx += a * x * x; xr += a * x * (U[r] - x); rr += a * (U[r] - x) ** 2 - a * U[r] ** 2
             num_p[p] = top
@@ -687,7 +688,7 @@ def _step_sums(ix: CrowdIndex, w, a, weighted: bool, clamp: float) -> tuple:
     ustart = np.zeros(ix.n_units + 1, np.int64); np.cumsum(ix.n_per_unit, out=ustart[1:])
     out = np.zeros(ix.n_units), np.zeros(ix.n_units), np.zeros(npos), np.zeros(npos), np.zeros(npos)
     _unit_sums(ustart, V.indptr, V.indices, ix.e_val, ix.worker, np.asarray(w, float), np.asarray(a, float),
-               bool(weighted), float(clamp), np.zeros(L), np.zeros(L), np.zeros(L), np.zeros(L, np.bool_), *out)
+               bool(weighted), float(clamp), np.zeros(L), np.zeros(L), np.zeros(L), np.zeros(L, np.bool_), np.empty(npos), *out)
     return out
 
 # %% ../nbs/10_crowdtruth.ipynb #38b8be89
