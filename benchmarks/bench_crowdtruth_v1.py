@@ -11,8 +11,11 @@ from crowdnb.core import simulate_crowd, as_judgments
 from crowdnb import crowdtruth_v1 as ct1
 
 def _oracle_module():
-    path = Path(__file__).resolve().parent.parent / "tests" / "test_crowdtruth_v1.py"
-    spec = importlib.util.spec_from_file_location("_ct1_oracle", path)
+    "The loop oracle of tests/test_crowdtruth_v1.py (which imports the tests' conftest, so tests/ joins sys.path)."
+    import sys
+    tests = Path(__file__).resolve().parent.parent / "tests"
+    if str(tests) not in sys.path: sys.path.insert(0, str(tests))
+    spec = importlib.util.spec_from_file_location("_ct1_oracle", tests / "test_crowdtruth_v1.py")
     mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)
     return mod
 
