@@ -664,33 +664,16 @@ def _m_step1(classes, g, tab, pg, pl, g_out, tab_out):
 
 # %% ../nbs/31_model_b.ipynb #783c22dc
 @kernel(error_model="numpy")
-def _em_step1(classes, indptr, indices, counts, g, tab, pg, pl, g_out, tab_out, work):
-    "Low-level (numba): one E+M step of one start on a small pattern set — γ `g` (M,), λ table `tab` (JM, M; row x·M+v, column ψ) to `g_out`, `tab_out` — returning log L + log prior at (g, tab); `work`: zeros (M,)."
-    M, sc = len(classes), work
-    ll, lp = 0.0, 0.0
-    tab_out[:] = 0.0; g_out[:] = 0.0
-    for i in range(len(counts)):
-        a, b = indptr[i], indptr[i + 1]
-        for c in range(M): sc[c] = g[c]
-        for k in range(a, b):
-            for c in range(M): sc[c] *= tab[indices[k], c]
-        tot = 0.0
-        for c in range(M): tot += sc[c]
-        norm = np.log(tot)
-        if not tot > 1e-280:                                    # underflow or an impossible pattern: log space
-            mx = -np.inf
-            for c in range(M):
-                sc[c] = np.log(g[c]) if g[c] > 0 else -1e300
-                for k in range(a, b): sc[c] += np.log(tab[indices[k], c]) if tab[indices[k], c] > 0 else -1e300
-                mx = max(mx, sc[c])
-            tot = 0.0
-            for c in range(M): sc[c] = np.exp(sc[c] - mx); tot += sc[c]
-            norm = np.log(tot) + mx
-            if norm < -1e250: ll = -np.inf
-        ll += counts[i] * norm
-        for c in range(M): g_out[c] += sc[c] * (counts[i] / tot)
-        for k in range(a, b):
-            for c in range(M): tab_out[indices[k], c] += sc[c] * (counts[i] / tot)
+def _em_step1(classes, indptr, indices, counts, g, tab, pg, pl, g_out, tab_out, acc):
+    "Low-level (numba): one E+M step of one start on a small pattern set — γ `g` (M,), λ table `tab` (JM, M; row x·M+v, column ψ, `_sweep`'s layout for S = 1) to `g_out`, `tab_out` — returning log L + log prior at (g, tab); `acc`: room (1, M + 2)."
+    M = len(classes)
+    acc[:] = 0.0; tab_out[:] = 0.0
+    logtab = np.where(tab > 0, np.log(tab), -1e300)             # log 0 = -1e300, as `_log`
+    loggam = np.where(g > 0, np.log(g), -1e300).reshape(1, M)
+    _sweep(classes, indptr, indices, counts, tab.reshape(-1), logtab, g.reshape(1, M), loggam, tab_out.reshape(-1),
+           acc, np.empty((0, 1, M)))                            # the E step and the M step's expected counts
+    g_out[:] = acc[0, :M]
+    ll = -np.inf if acc[0, M + 1] > 0 else acc[0, M]
     return ll + _m_step1(classes, g, tab, pg, pl, g_out, tab_out)
 
 # %% ../nbs/31_model_b.ipynb #be69c251
@@ -715,9 +698,9 @@ def _em1(classes, indptr, indices, counts, x, tol, max_iter, accelerate, pg, pl,
     "Low-level (numba): `_em_loop` for one start on a small pattern set, parameters flat in `x` = [γ, λ table] (updated in place); returns (iterations, converged, number of `hist` entries)."
     M = len(classes)
     n, it, amax, nh = len(x), 0, 1.0, 0
-    x1, x2, x3, xs, work = np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.zeros(M)
+    x1, x2, x3, xs, acc = np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.zeros((1, M + 2))
     step = lambda a, b: _em_step1(classes, indptr, indices, counts, a[:M], a[M:].reshape(-1, M), pg, pl,
-                                  b[:M], b[M:].reshape(-1, M), work)
+                                  b[:M], b[M:].reshape(-1, M), acc)
     while True:
         ll0 = step(x, x1); it += 1
         if nh < len(hist): hist[nh] = ll0; nh += 1
