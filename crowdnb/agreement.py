@@ -16,13 +16,16 @@ from fastcore.meta import delegates
 from scipy import sparse
 
 from .core import (Judgments, as_judgments, as_rng, check_choice, check_int, check_level, check_number,
-                          progress_bar, shared_data, _rows_msg)
+                          progress_bar, shared_data, rows_msg)
+from .engine import Shard
 
 # %% auto #0
-__all__ = ['SPATIAL_PREPOSITIONS', 'UndefinedAgreement', 'reliability_codes', 'unit_value_counts', 'cohen_kappa', 'scott_pi',
-           'fleiss_kappa_counts', 'fleiss_kappa', 'coincidence_matrix', 'alpha_from_counts', 'krippendorff_alpha',
-           'AlphaInterval', 'alpha_bootstrap', 'PairwiseAgreement', 'pairwise_agreement', 'read_spatial_prepositions',
-           'spatial_prepositions_agreements', 'read_published_agreements', 'agreement_table']
+__all__ = ['SPATIAL_PREPOSITIONS', 'UndefinedAgreement', 'judgments_of', 'single_label', 'reliability_codes', 'unit_value_counts',
+           'cohen_kappa', 'scott_pi', 'fleiss_sums', 'fleiss_from_sums', 'fleiss_kappa_counts', 'shard_fleiss_sums',
+           'fleiss_kappa', 'coincidence_matrix', 'squared_distances', 'alpha_scale', 'alpha_from_coincidences',
+           'alpha_from_counts', 'shard_coincidences', 'krippendorff_alpha', 'AlphaInterval', 'alpha_bootstrap',
+           'PairwiseAgreement', 'pairwise_agreement', 'read_spatial_prepositions', 'spatial_prepositions_agreements',
+           'read_published_agreements', 'agreement_table']
 
 # %% ../nbs/20_agreement.ipynb #0458900c
 class UndefinedAgreement(ValueError):
@@ -34,7 +37,7 @@ _RENAMED = {"rater": "worker", "value": "label", "item": "unit", "rating": "labe
             "raters": "workers", "max_raters": "max_workers", "counts": "fleiss_kappa_counts"}
 
 # %% ../nbs/20_agreement.ipynb #3d307584
-def _judgments(data, kwargs: dict, what: str) -> Judgments:
+def judgments_of(data, kwargs: dict, what: str) -> Judgments:
     "`as_judgments(data, **kwargs)`, refusing an option of the old per-module interfaces with its new name."
     old = [k for k in kwargs if k in _RENAMED]
     if old:
@@ -47,15 +50,15 @@ def _judgments(data, kwargs: dict, what: str) -> Judgments:
     return j
 
 # %% ../nbs/20_agreement.ipynb #1729e014
-def _single_label(j: Judgments, what: str) -> Judgments:
+def single_label(j: Judgments, what: str) -> Judgments:
     "The judgments if each holds one label and no (unit, worker) pair repeats, else a ValueError naming the rows."
     occ = j.label_codes()[0]                                 # one entry per label occurrence (cached)
     if len(occ) > j.n_judgments:
         rows = np.flatnonzero(np.bincount(occ, minlength=j.n_judgments) > 1)
-        raise ValueError(f"{what} needs one label per judgment; the judgments at {_rows_msg(rows)} hold several")
+        raise ValueError(f"{what} needs one label per judgment; the judgments at {rows_msg(rows)} hold several")
     rep = j.repeated_pairs()
     if len(rep):
-        raise ValueError(f"{what} needs one judgment per (unit, worker); the judgments at {_rows_msg(rep)} repeat a "
+        raise ValueError(f"{what} needs one judgment per (unit, worker); the judgments at {rows_msg(rep)} repeat a "
                          "(unit, worker) pair" + ("; select one dimension first" if "dimension" in j.frame else ""))
     return j
 
@@ -72,7 +75,7 @@ def reliability_codes(
     **kwargs,
 ) -> tuple[pd.DataFrame, pd.Index]:
     "Workers x units DataFrame of label codes (-1 where a worker did not judge a unit) and the label set they index."
-    j = _single_label(_judgments(data, kwargs, "reliability_codes"), "reliability_codes")
+    j = single_label(judgments_of(data, kwargs, "reliability_codes"), "reliability_codes")
     return pd.DataFrame(j.label_matrix(missing=-1).T, index=j.workers, columns=j.units), j.labels
 
 # %% ../nbs/20_agreement.ipynb #6c6fdea7
@@ -82,7 +85,7 @@ def unit_value_counts(
     **kwargs,
 ) -> pd.DataFrame:
     "Units x labels table of how many workers gave each unit each label (n_uc), indexed by unit and label ids."
-    j = _single_label(_judgments(data, kwargs, "unit_value_counts"), "unit_value_counts")
+    j = single_label(judgments_of(data, kwargs, "unit_value_counts"), "unit_value_counts")
     return pd.DataFrame(j.unit_vectors().toarray().astype(np.int64), index=j.units, columns=j.labels)
 
 # %% ../nbs/20_agreement.ipynb #0e647d94
@@ -131,7 +134,7 @@ def _pick_pair(j: Judgments, workers, what) -> np.ndarray:
 def _two_workers(j: Judgments, workers, weights, what):
     "Codes of the units both chosen workers judged (their order kept), after checking the pair and the weights."
     check_choice("weights", weights, _WEIGHTS)
-    _single_label(j, what)
+    single_label(j, what)
     pick = _pick_pair(j, workers, what)
     if weights != "identity" and j.labels.dtype.kind not in "iuf" and not j.closed:
         raise ValueError(f"weights={weights!r} need ordered labels; the labels are strings ({_ids(j.labels)}): "
@@ -150,7 +153,7 @@ def cohen_kappa(
     **kwargs,
 ) -> float:
     "Cohen's kappa of two workers over the units both judged (unweighted, or linear/quadratic weights in label order)."
-    j = _judgments(data, kwargs, "cohen_kappa")
+    j = judgments_of(data, kwargs, "cohen_kappa")
     c1, c2 = _two_workers(j, workers, weights, "cohen_kappa")
     return _chance_corrected(c1, c2, j.n_labels, weights, pooled=False)
 
@@ -163,11 +166,34 @@ def scott_pi(
     **kwargs,
 ) -> float:
     "Scott's pi of two workers: kappa with their pooled label distribution as the chance model."
-    j = _judgments(data, kwargs, "scott_pi")
+    j = judgments_of(data, kwargs, "scott_pi")
     c1, c2 = _two_workers(j, workers, weights, "scott_pi")
     return _chance_corrected(c1, c2, j.n_labels, weights, pooled=True)
 
 # %% ../nbs/20_agreement.ipynb #ddcc4c13
+def fleiss_sums(
+    counts,  # units x categories counts n_uc: a 2-D array or a scipy sparse matrix
+) -> dict:
+    "Low-level: what Fleiss' kappa adds up over units with ≥ 2 ratings: Σ P_u, their number, label totals and ratings."
+    n = sparse.csr_matrix(counts, dtype=float)
+    m = np.asarray(n.sum(axis=1)).ravel()
+    keep = m >= 2
+    pairs = np.asarray(n.multiply(n).sum(axis=1)).ravel() - m            # Σ_c n_uc (n_uc - 1)
+    return dict(p_sum=float((pairs[keep] / (m[keep] * (m[keep] - 1))).sum()), units=int(keep.sum()),
+                totals=np.asarray(n[keep].sum(axis=0)).ravel(), ratings=float(m[keep].sum()))
+
+# %% ../nbs/20_agreement.ipynb #8aa15b95
+def fleiss_from_sums(
+    s: dict,  # `fleiss_sums`, added over units (or over shards of units)
+) -> float:
+    "Low-level: Fleiss' kappa from its summed statistics."
+    if s["units"] == 0: raise UndefinedAgreement("no unit has two or more ratings: Fleiss' kappa is undefined")
+    p = s["totals"] / s["ratings"]
+    p_e = (p ** 2).sum()
+    if p_e >= 1: raise UndefinedAgreement("expected agreement is 1 (every rating is the same category): Fleiss' kappa is 0/0")
+    return float((s["p_sum"] / s["units"] - p_e) / (1 - p_e))
+
+# %% ../nbs/20_agreement.ipynb #a6bf0c4e
 def fleiss_kappa_counts(
     counts,  # units x categories table of counts n_uc: a 2-D array or DataFrame of non-negative integers
 ) -> float:
@@ -176,15 +202,15 @@ def fleiss_kappa_counts(
     if n.ndim != 2: raise ValueError(f"counts must be a 2-D table (units x categories), got shape {n.shape}")
     if not np.isfinite(n).all() or (n < 0).any() or not np.all(np.mod(n, 1) == 0):
         raise ValueError("counts must hold non-negative integers")
-    m = n.sum(axis=1)
-    keep = m >= 2
-    if not keep.any(): raise UndefinedAgreement("no unit has two or more ratings: Fleiss' kappa is undefined")
-    n, m = n[keep], m[keep]
-    p_bar = ((n * (n - 1)).sum(axis=1) / (m * (m - 1))).mean()
-    p = n.sum(axis=0) / m.sum()
-    p_e = (p ** 2).sum()
-    if p_e >= 1: raise UndefinedAgreement("expected agreement is 1 (every rating is the same category): Fleiss' kappa is 0/0")
-    return float((p_bar - p_e) / (1 - p_e))
+    return fleiss_from_sums(fleiss_sums(n))
+
+# %% ../nbs/20_agreement.ipynb #21fd701a
+def shard_fleiss_sums(
+    shard: Shard,  # one shard of judgments (`crowdnb.engine.Shard`)
+    n_labels: int,  # size of the label set
+) -> dict:
+    "`fleiss_sums` of one shard's units."
+    return fleiss_sums(shard.check_single("fleiss_kappa").unit_counts(n_labels))
 
 # %% ../nbs/20_agreement.ipynb #ab6b543d
 @delegates(as_judgments, but=["data"])
@@ -194,19 +220,20 @@ def fleiss_kappa(
     **kwargs,
 ) -> float:
     "Fleiss' kappa of many workers; each unit's agreement from the workers it has (units with fewer than 2 left out)."
-    from crowdnb.core import _is_dask
-    if _is_dask(data):                      # a dask DataFrame: summed per partition by crowdnb.dask (the `dask` extra)
-        from crowdnb.dask import fleiss_kappa as on_dask
-        return on_dask(data, missing=missing, **kwargs)
     check_choice("missing", missing, ("pooled", "gwet"))
-    j = _single_label(_judgments(data, kwargs, "fleiss_kappa"), "fleiss_kappa")
-    if missing == "gwet":
-        try: from crowdnb.chance import fleiss_kappa_gwet
-        except ImportError:
-            raise NotImplementedError("missing='gwet' needs crowdnb.chance (Gwet's convention), which is not available "
-                                      "in this installation; use missing='pooled'") from None
-        return float(fleiss_kappa_gwet(j))
-    return fleiss_kappa_counts(j.unit_vectors().toarray())
+    j = judgments_of(data, kwargs, "fleiss_kappa")
+    if isinstance(j, Judgments): single_label(j, "fleiss_kappa")      # in memory: errors name the rows
+    if missing == "gwet": return _fleiss_gwet(j)
+    return fleiss_from_sums(j.executor().sum(shard_fleiss_sums, j.shards(), j.n_labels))
+
+# %% ../nbs/20_agreement.ipynb #cb4626f2
+def _fleiss_gwet(j) -> float:
+    "Fleiss' kappa in Gwet's convention for missing ratings (`crowdnb.chance`), in memory only."
+    if not isinstance(j, Judgments):
+        raise NotImplementedError("fleiss_kappa(missing='gwet') is in-memory only (its variance needs every unit at "
+                                  "once); use missing='pooled' on a dask DataFrame")
+    from crowdnb.chance import fleiss_kappa_gwet
+    return float(fleiss_kappa_gwet(j))
 
 # %% ../nbs/20_agreement.ipynb #fb60bd18
 def coincidence_matrix(
@@ -228,7 +255,7 @@ def coincidence_matrix(
     return o - np.diag(n.T @ d)
 
 # %% ../nbs/20_agreement.ipynb #12a81ac2
-def _delta2(domain, n_v, level):
+def squared_distances(domain, n_v, level):
     "Squared distances between the values of the domain (V x V), for one or a stack of n_v (... x V)."
     k = len(domain)
     if level == "nominal": return 1.0 - np.eye(k)
@@ -259,7 +286,7 @@ def _check_values(level, values):
                              f"the labels hold {v[v.astype(float) < 0][0]!r}")
 
 # %% ../nbs/20_agreement.ipynb #8ef0459c
-def _scale(j: Judgments, level: str, what: str) -> np.ndarray:
+def alpha_scale(j: Judgments, level: str, what: str) -> np.ndarray:
     "The label values alpha's distances use at `level`, in label order (ordinal strings: positions in the declared order)."
     check_level(level)
     if j.n_workers < 2: raise ValueError(f"{what} needs at least two workers; the judgments have one ({j.workers[0]!r})")
@@ -272,6 +299,25 @@ def _scale(j: Judgments, level: str, what: str) -> np.ndarray:
     return np.arange(len(lab))
 
 # %% ../nbs/20_agreement.ipynb #7aa9e037
+def alpha_from_coincidences(
+    o,  # values x values coincidence matrix o_ck, summed over units (or over shards of units)
+    values,  # the values of its rows and columns (numbers for interval/ratio; positions for ordinal strings)
+    level: str = "nominal",  # 'nominal', 'ordinal', 'interval' or 'ratio'
+) -> float:
+    "Low-level: Krippendorff's alpha from a coincidence matrix."
+    check_level(level)
+    o, values = np.asarray(o, float), np.asarray(values)
+    if len(values) != o.shape[0]: raise ValueError(f"labels has {len(values)} values but counts have {o.shape[0]} columns")
+    _check_values(level, values)
+    n_v = o.sum(axis=0)
+    n = n_v.sum()
+    if n == 0: raise UndefinedAgreement("no unit has judgments from two or more workers: alpha is undefined")
+    d = squared_distances(values, n_v, level)
+    de = (np.outer(n_v, n_v) * d).sum()
+    if de == 0: raise UndefinedAgreement("every pairable judgment has the same label (no variation): alpha is 0/0, undefined")
+    return float(1.0 - (n - 1) * (o * d).sum() / de)
+
+# %% ../nbs/20_agreement.ipynb #28b02daf
 def alpha_from_counts(
     counts,  # units x values count matrix n_uc (array, DataFrame or sparse), columns in `labels` order
     labels=None,  # the values of the columns (numbers for interval/ratio); None: 0, 1, 2, ...
@@ -282,15 +328,17 @@ def alpha_from_counts(
     c = counts.data if sparse.issparse(counts) else np.asarray(counts, dtype=float)
     if not np.isfinite(c).all() or (c < 0).any(): raise ValueError("counts must hold non-negative numbers")
     o = coincidence_matrix(counts)
-    labels = np.arange(o.shape[0]) if labels is None else np.asarray(labels)
-    if len(labels) != o.shape[0]: raise ValueError(f"labels has {len(labels)} values but counts have {o.shape[0]} columns")
-    _check_values(level, labels)
-    n_v = o.sum(axis=0); n = n_v.sum()
-    if n == 0: raise UndefinedAgreement("no unit has judgments from two or more workers: alpha is undefined")
-    d = _delta2(labels, n_v, level)
-    de = (np.outer(n_v, n_v) * d).sum()
-    if de == 0: raise UndefinedAgreement("every pairable judgment has the same label (no variation): alpha is 0/0, undefined")
-    return float(1.0 - (n - 1) * (o * d).sum() / de)
+    return alpha_from_coincidences(o, np.arange(o.shape[0]) if labels is None else labels, level)
+
+# %% ../nbs/20_agreement.ipynb #5caf7147
+def shard_coincidences(
+    shard: Shard,  # one shard of judgments (`crowdnb.engine.Shard`)
+    n_labels: int,  # size of the label set
+    what: str = "krippendorff_alpha",  # the caller, for error messages
+) -> dict:
+    "The coincidence matrix o_ck of one shard's units."
+    n = shard.check_single(what).unit_counts(n_labels)
+    return dict(o=coincidence_matrix(n.toarray() if n_labels <= 256 else n))   # few labels: dense is faster
 
 # %% ../nbs/20_agreement.ipynb #e5b0956c
 @delegates(as_judgments, but=["data"])
@@ -300,15 +348,12 @@ def krippendorff_alpha(
     **kwargs,
 ) -> float:
     "Krippendorff's alpha of the judgments at a level of measurement; missing judgments are simply absent rows."
-    from crowdnb.core import _is_dask
-    if _is_dask(data):                      # a dask DataFrame: coincidences summed per partition by crowdnb.dask (the `dask` extra)
-        from crowdnb.dask import krippendorff_alpha as on_dask
-        return on_dask(data, level=level, **kwargs)
     check_level(level)
-    j = _single_label(_judgments(data, kwargs, "krippendorff_alpha"), "krippendorff_alpha")
-    n = j.unit_vectors()
-    if n.shape[1] <= 256: n = n.toarray()   # few labels: dense products are several times faster than sparse ones
-    return alpha_from_counts(n, _scale(j, level, "krippendorff_alpha"), level)
+    j = judgments_of(data, kwargs, "krippendorff_alpha")
+    if isinstance(j, Judgments): single_label(j, "krippendorff_alpha")      # in memory: errors name the rows
+    values = alpha_scale(j, level, "krippendorff_alpha")
+    o = j.executor().sum(shard_coincidences, j.shards(), j.n_labels, "krippendorff_alpha")["o"]
+    return alpha_from_coincidences(o, values, level)
 
 # %% ../nbs/20_agreement.ipynb #2c52e160
 @dataclass
@@ -348,7 +393,7 @@ def _resample_alphas(contrib, w, values, level, d_fixed) -> np.ndarray:
     v = len(values)
     o = np.asarray((contrib.T @ w.T).T).reshape(-1, v, v)
     n_v = o.sum(axis=1)
-    d = _delta2(values, n_v, level) if d_fixed is None else d_fixed
+    d = squared_distances(values, n_v, level) if d_fixed is None else d_fixed
     do = (o * d).sum((1, 2))
     de = (n_v[:, :, None] * n_v[:, None, :] * d).sum((1, 2))
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -359,7 +404,7 @@ def _bootstrap_alphas(contrib, values, level, rng, n_boot: int, batch: int, prog
     "Alphas of `n_boot` resamples of the units (rows of `contrib`), `batch` at a time (nan: no variation)."
     v, n_units = len(values), contrib.shape[0]
     batch = int(max(1, min(batch, 2e7 // (v * v + n_units))))
-    d_fixed = None if level == "ordinal" else _delta2(values, None, level)
+    d_fixed = None if level == "ordinal" else squared_distances(values, None, level)
     out = []
     for start in progress_bar(range(0, n_boot, batch), show=progress, desc="bootstrap", total=-(-n_boot // batch)):
         w = _bootstrap_weights(rng, n_units, min(batch, n_boot - start))
@@ -385,8 +430,8 @@ def alpha_bootstrap(
     batch = check_int("batch", batch, 1)
     check_choice("progress", progress, (None, True, False))
     rng = as_rng(seed)
-    j = _single_label(_judgments(data, kwargs, "alpha_bootstrap"), "alpha_bootstrap")
-    values = _scale(j, level, "alpha_bootstrap")
+    j = single_label(judgments_of(data, kwargs, "alpha_bootstrap"), "alpha_bootstrap")
+    values = alpha_scale(j, level, "alpha_bootstrap")
     n = j.unit_vectors()
     a = alpha_from_counts(n, values, level)
     n = n[np.asarray(n.sum(axis=1)).ravel() >= 2]
@@ -502,7 +547,7 @@ def _choice_codes(j: Judgments, q: np.ndarray, candidates) -> tuple:
     "Choice rule: the label occurrences' judgment rows, their (question, answer) codes, and the candidates per question."
     bad = np.flatnonzero(j.frame["labels"].map(len).to_numpy() != j.frame["count"].to_numpy(float))
     if len(bad):
-        raise ValueError(f"rule='choice' needs one answer per annotation; the judgments at {_rows_msg(bad)} hold "
+        raise ValueError(f"rule='choice' needs one answer per annotation; the judgments at {rows_msg(bad)} hold "
                          "several labels")
     rows, codes = j.label_codes()
     g = pd.factorize(q[rows].astype(np.int64) * j.n_labels + codes)[0]
@@ -591,7 +636,7 @@ def pairwise_agreement(
 ) -> PairwiseAgreement:
     "Observed/expected agreement and Cohen's kappa for every worker pair, and their shared-weighted averages (seed 002)."
     _check_pairwise(rule, kappa_if_perfect)
-    j = _worker_filter(_judgments(data, kwargs, "pairwise_agreement"), workers)
+    j = _worker_filter(judgments_of(data, kwargs, "pairwise_agreement"), workers)
     n_none = _none_counts(j, none)
     q, cats, asked = _questions(j, rule, none)
     yes_of = _yes_counts(j, none, cats) if rule == "yesno" else None

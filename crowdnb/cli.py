@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from . import __version__
-from .core import FORMATS, LEVELS, Judgments, as_judgments, read_table, write_csv, _DEFAULTS
+from .core import FORMATS, LEVELS, Judgments, as_judgments, read_table, write_csv, DEFAULTS
 from . import agreement, coref, crowdtruth, crowdtruth_v1, model_b, trust
 
 # %% auto #0
@@ -162,7 +162,7 @@ def _declared(labels, J):
 def _load(a) -> Judgments:
     "Judgments from FILE and the input options: a long table through `as_judgments`, or `--wide` through `from_matrix`."
     if a.wide:
-        changed = [f"--{k.replace('_', '-')}" for k in _LONG_ONLY if getattr(a, k) != _DEFAULTS[k]]
+        changed = [f"--{k.replace('_', '-')}" for k in _LONG_ONLY if getattr(a, k) != DEFAULTS[k]]
         if changed: raise ValueError(f"{', '.join(changed)} appl{'ies' if len(changed) == 1 else 'y'} to a long table, not with --wide")
         df = read_table(a.data, a.delimiter)
         df = df.set_index(df.columns[0])
@@ -276,13 +276,6 @@ def _crowdtruth_parser(sub):
     g.add_argument("--show", type=int, default=10, metavar="N", help="print at most N units and workers (default: %(default)s)")
     p.set_defaults(run=_crowdtruth_run)
 
-# %% ../nbs/90_cli.ipynb #5f4b3170
-def _uas_long(res) -> pd.DataFrame:
-    "An open task's UAS as a long table: one row per unit and annotation seen on it (`res.cells`), no dense table."
-    c = res.cells
-    return pd.DataFrame({"annotation": np.asarray(c["labels"], dtype=object)[c["label"]], "uas": c["uas"],
-                         "uas_initial": c["uas_initial"]}, index=pd.Index(c["units"][c["unit"]], name="unit"))
-
 # %% ../nbs/90_cli.ipynb #ce678004
 def _crowdtruth_run(a) -> int:
     "Run `crowdnb crowdtruth`."
@@ -303,7 +296,7 @@ def _crowdtruth_run(a) -> int:
         out = Path(a.out)
         out.mkdir(parents=True, exist_ok=True)
         for name, df in (("units", res.units), ("workers", res.workers), ("annotations", res.annotations),
-                         ("unit_annotation", res.uas if res.closed else _uas_long(res))):
+                         ("unit_annotation", res.uas if res.closed else res.uas_long)):
             write_csv(df, out / f"{name}.csv")
         print(f"wrote units.csv, workers.csv, annotations.csv, unit_annotation.csv to {out}", file=sys.stderr)
     return 0
@@ -597,7 +590,7 @@ def _report_parser(sub):
 def _report_data(a):
     "The judgments argument and the input options for `report.report` from the flags."
     from crowdnb import report as rp
-    long_flags = [f"--{k.replace('_', '-')}" for k in _LONG_ONLY if getattr(a, k) != _DEFAULTS[k]]
+    long_flags = [f"--{k.replace('_', '-')}" for k in _LONG_ONLY if getattr(a, k) != DEFAULTS[k]]
     if a.form:
         if a.wide: raise ValueError("--form and --wide are two layouts of FILE: give one")
         if long_flags: raise ValueError(f"{', '.join(long_flags)} appl{'ies' if len(long_flags) == 1 else 'y'} to a long table, not with --form")
@@ -608,7 +601,7 @@ def _report_data(a):
     if a.data is None: return None, {}
     if a.wide or a.labels is not None: return _load(a), {}      # declared labels are typed as the file's labels
     _existing(a.data, "judgments")
-    return a.data, dict({k: getattr(a, k) for k in _LONG_ONLY if getattr(a, k) != _DEFAULTS[k]},
+    return a.data, dict({k: getattr(a, k) for k in _LONG_ONLY if getattr(a, k) != DEFAULTS[k]},
                         **({"delimiter": a.delimiter} if a.delimiter != "," else {}))
 
 # %% ../nbs/90_cli.ipynb #a3f07597

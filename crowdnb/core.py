@@ -18,10 +18,11 @@ from fastcore.basics import patch
 from scipy import sparse
 
 # %% auto #0
-__all__ = ['prange', 'LEVELS', 'FORMATS', 'as_rng', 'show_progress', 'progress_bar', 'engine', 'kernel', 'check_choice',
-           'check_int', 'check_number', 'check_level', 'check_bool', 'divide', 'group_runs', 'shared_data', 'Judgments',
-           'detect_format', 'read_table', 'as_judgments', 'write_csv', 'loop_design', 'design_matrix', 'Simulation',
-           'simulate_crowd']
+__all__ = ['prange', 'LEVELS', 'FORMATS', 'DEFAULTS', 'BACKENDS', 'as_rng', 'show_progress', 'progress_bar', 'engine', 'kernel',
+           'check_choice', 'check_int', 'check_number', 'check_level', 'check_bool', 'divide', 'group_runs',
+           'shared_data', 'rows_msg', 'Judgments', 'canonical_frame', 'detect_format', 'read_table', 'as_judgments',
+           'role_columns', 'is_dask_frame', 'frame_backend', 'backend_judgments', 'write_csv', 'loop_design',
+           'design_matrix', 'Simulation', 'simulate_crowd']
 
 # %% ../nbs/00_core.ipynb #4cdfcd95
 def as_rng(
@@ -225,7 +226,7 @@ def shared_data(*parts) -> Path | None:
     return None
 
 # %% ../nbs/00_core.ipynb #99e996db
-def _rows_msg(rows, line_offset=None, limit=5):
+def rows_msg(rows, line_offset=None, limit=5):
     "Describe offending row positions, with CSV line numbers when `line_offset` is given."
     rows = list(rows)
     shown = ", ".join(str(r) if line_offset is None else f"{r} (line {r + line_offset})" for r in rows[:limit])
@@ -306,7 +307,7 @@ def _parse_answers(s: pd.Series, label, sep, line_offset) -> tuple[list, np.ndar
     if kind in ("integer", "floating", "mixed-integer-float") and s.dtype != object:
         v = s.to_numpy(float)
         bad = np.flatnonzero(np.isinf(v))
-        if len(bad): raise ValueError(f"label column {label!r} holds an infinite value at {_rows_msg(bad, line_offset)}")
+        if len(bad): raise ValueError(f"label column {label!r} holds an infinite value at {rows_msg(bad, line_offset)}")
     answers = [_split_answer(v, sep) for v in s.tolist()]    # lists, mixed types: check each label
     kinds = {}
     for r, ans in enumerate(answers):
@@ -314,11 +315,11 @@ def _parse_answers(s: pd.Series, label, sep, line_offset) -> tuple[list, np.ndar
             k = _label_kind(x)
             if k is None:
                 raise TypeError(f"label column {label!r} has an unsupported label {x!r} ({type(x).__name__}) at "
-                                f"{_rows_msg([r], line_offset)}; labels must be strings or finite numbers")
+                                f"{rows_msg([r], line_offset)}; labels must be strings or finite numbers")
             kinds.setdefault(k, r)
     if len(kinds) > 1:
-        raise TypeError(f"label column {label!r} mixes strings (first at {_rows_msg([kinds['str']], line_offset)}) "
-                        f"and numbers (first at {_rows_msg([kinds['num']], line_offset)})")
+        raise TypeError(f"label column {label!r} mixes strings (first at {rows_msg([kinds['str']], line_offset)}) "
+                        f"and numbers (first at {rows_msg([kinds['num']], line_offset)})")
     if "num" in kinds:
         conv = _numbers([x for a in answers for x in a])
         answers = [tuple(conv(x) for x in a) for a in answers]
@@ -401,13 +402,13 @@ def _id_codes(df, col, what, line_offset):
             text = [str(u).strip() for u in uniq.tolist()]
             blank = np.array([t == "" for t in text] + [True])
             bad = np.flatnonzero(blank[codes])                  # codes -1 (missing) read the last entry
-            if len(bad): raise ValueError(f"{what} column {col!r} has missing ids at {_rows_msg(bad, line_offset)}")
+            if len(bad): raise ValueError(f"{what} column {col!r} has missing ids at {rows_msg(bad, line_offset)}")
             text = pd.Index(text, dtype=str)
             canon, ids = pd.factorize(text, sort=True)          # over distinct ids: the codes Judgments needs
             return pd.Series(text.take(codes), index=df.index), (canon[codes], ids)
     s = _plain(s)
     bad = np.flatnonzero(s.isna().to_numpy() | s.astype(str).str.strip().eq("").to_numpy())
-    if len(bad): raise ValueError(f"{what} column {col!r} has missing ids at {_rows_msg(bad, line_offset)}")
+    if len(bad): raise ValueError(f"{what} column {col!r} has missing ids at {rows_msg(bad, line_offset)}")
     kind = pd.api.types.infer_dtype(s, skipna=True)
     if kind in ("string", "mixed", "mixed-integer", "mixed-integer-float", "boolean"): return s.astype(str).str.strip(), None
     if pd.api.types.is_float_dtype(s):
@@ -446,7 +447,7 @@ def _duplicated(out: pd.DataFrame, key: list, known: dict = {}) -> np.ndarray:
     return pd.Series(code).duplicated(keep=False).to_numpy()
 
 # %% ../nbs/00_core.ipynb #6c995e89
-def _from_frame(df, unit="unit", worker="worker", label="label", **kwargs):
+def canonical_frame(df, unit="unit", worker="worker", label="label", **kwargs):
     "Canonical frame (unit, worker, labels, count, ...) and label set from a long table; every check names its culprit."
     return _frame_and_codes(df, unit, worker, label, **kwargs)[:2]
 
@@ -469,7 +470,7 @@ def _apply_empty(table, ids, label, empty, none_token, line_offset):
     empties = np.flatnonzero(size[ids] == 0)
     if len(empties):
         if empty == "error":
-            raise ValueError(f"label column {label!r} has empty answers at {_rows_msg(empties, line_offset)}; "
+            raise ValueError(f"label column {label!r} has empty answers at {rows_msg(empties, line_offset)}; "
                              "pass empty='drop' or empty='label' to keep going")
         if empty == "label":
             table = table + [(none_token,)]
@@ -488,7 +489,7 @@ def _label_index(table, used, ids, labels, add_none, none_token, rows, label, li
         if outside[used].any():
             shown = sorted({repr(x) for k in used[outside[used]] for x in table[k] if x not in allowed})[:5]
             raise ValueError(f"label column {label!r} has labels outside the declared set ({', '.join(shown)}) at "
-                             f"{_rows_msg(rows[outside[ids]], line_offset)}")
+                             f"{rows_msg(rows[outside[ids]], line_offset)}")
     else:
         labels = pd.Index(sorted({x for k in used for x in table[k]}))
     labels.name = "label"
@@ -509,7 +510,7 @@ def _resolve_duplicates(out, dup, key, duplicates, submitted, line_offset):
     "The frame with its duplicate judgments (`dup`, same `key`) resolved by the `duplicates` policy, or an error naming them."
     if duplicates == "error":
         rows = out["_row"].to_numpy()[dup].tolist()
-        raise ValueError(f"duplicate judgments (same {'/'.join(key)}) at {_rows_msg(rows, line_offset)}; "
+        raise ValueError(f"duplicate judgments (same {'/'.join(key)}) at {rows_msg(rows, line_offset)}; "
                          "pass duplicates='last' or duplicates='count'")
     if duplicates == "last":
         order = ["submitted", "_row"] if submitted is not None else ["_row"]
@@ -522,7 +523,7 @@ def _resolve_duplicates(out, dup, key, duplicates, submitted, line_offset):
 def _frame_and_codes(df, unit="unit", worker="worker", label="label", *, sep=None, labels=None, empty="error",
                      none_token="none", duplicates="error", dimension=None, started=None, submitted=None,
                      line_offset=None, source="the table"):
-    "`_from_frame` plus, when they follow from the distinct answers and ids (else None), the flat (row, label code) pairs and the unit and worker codes."
+    "`canonical_frame` plus, when they follow from the distinct answers and ids (else None), the flat (row, label code) pairs and the unit and worker codes."
     if len(df) == 0: raise ValueError(f"judgments are empty: {source} has no rows")
     check_choice("empty", empty, ("error", "drop", "label"))
     check_choice("duplicates", duplicates, ("error", "last", "count"))
@@ -596,7 +597,7 @@ def read_table(
     return df
 
 # %% ../nbs/00_core.ipynb #e9327026
-_DEFAULTS = dict(unit="unit", worker="worker", label="label", labels=None, sep=None, empty="error", none_token="none",
+DEFAULTS = dict(unit="unit", worker="worker", label="label", labels=None, sep=None, empty="error", none_token="none",
                  duplicates="error", dimension=None, started=None, submitted=None, format="long", delimiter=",")
 
 # %% ../nbs/00_core.ipynb #f7dd9cd3
@@ -648,9 +649,10 @@ def as_judgments(
                  duplicates=duplicates, dimension=dimension, started=started, submitted=submitted, format=format,
                  delimiter=delimiter)
     if isinstance(data, Judgments): return _relabel(data, given)
-    if _is_dask(data): return _dask_judgments(data, given)
+    if frame_backend(data) is not None: return backend_judgments(data, given)
+    if hasattr(data, "executor") and hasattr(data, "shards"): return _held(data, given)
     data, line_offset, source = _read_input(data, format, delimiter)
-    spec = _columns(data, given)
+    spec = role_columns(data, given)
     _check_columns(data, spec, format, source)
     opts = {k: given[k] for k in ("sep", "labels", "empty", "none_token", "duplicates")}
     frame, label_set, codes, ids = _frame_and_codes(data, **spec, **opts, line_offset=line_offset, source=source)
@@ -659,18 +661,18 @@ def as_judgments(
     return j
 
 # %% ../nbs/00_core.ipynb #fe06a282
-def _columns(df, given) -> dict:
+def role_columns(df, given) -> dict:
     "The column of each role: the caller's names, with a platform format's names standing in for the defaults."
     fmt = detect_format(df.columns) if given["format"] == "auto" else given["format"]
     spec = {k: given[k] for k in ("unit", "worker", "label", "dimension", "started", "submitted")}
     for k, v in FORMATS[fmt].items():
-        if spec[k] == _DEFAULTS[k]:
+        if spec[k] == DEFAULTS[k]:
             spec[k] = v if k in ("unit", "worker", "label") or v in df.columns else None   # time columns are optional
-    if fmt == "mturk" and spec["label"] == _DEFAULTS["label"]:
+    if fmt == "mturk" and spec["label"] == DEFAULTS["label"]:
         cand = [c for c in df.columns if str(c).startswith("Answer.")]
         if len(cand) != 1: raise ValueError(f"cannot tell the answer column of this mturk export; pass label= one of {cand}")
         spec["label"] = cand[0]
-    if fmt == "crowdflower" and spec["label"] == _DEFAULTS["label"] and "label" not in df.columns:
+    if fmt == "crowdflower" and spec["label"] == DEFAULTS["label"] and "label" not in df.columns:
         cand = [c for c in df.columns if not str(c).startswith("_") and not str(c).endswith("_gold") and df[c].notna().any()]
         raise ValueError("a crowdflower export needs label=<answer column>; candidate columns: " + ", ".join(map(str, cand[:10])))
     return spec
@@ -678,7 +680,7 @@ def _columns(df, given) -> dict:
 # %% ../nbs/00_core.ipynb #c78346e1
 def _relabel(j: Judgments, given) -> Judgments:
     "Judgments as given; `labels=` may re-declare the label set (it must hold every label that occurs)."
-    other = [f"{k}={v!r}" for k, v in given.items() if k != "labels" and v != _DEFAULTS[k]]
+    other = [f"{k}={v!r}" for k, v in given.items() if k != "labels" and v != DEFAULTS[k]]
     if other: raise TypeError(f"{', '.join(other)} applies to a table or a CSV file, not to Judgments that are already validated")
     labels = _label_set(given["labels"])
     if labels is None or list(labels) == list(j.labels): return j
@@ -689,13 +691,35 @@ def _relabel(j: Judgments, given) -> Judgments:
     return Judgments(j.frame, new, closed=True)
 
 # %% ../nbs/00_core.ipynb #81359e9e
-def _is_dask(data) -> bool:
+def is_dask_frame(data) -> bool:
     "True for a dask DataFrame (without importing dask when it is not installed)."
     return type(data).__module__.startswith("dask") and hasattr(data, "npartitions")
 
 # %% ../nbs/00_core.ipynb #a02bb972
-def _dask_judgments(data, given):
-    raise NotImplementedError("dask DataFrames are not supported yet")
+BACKENDS = {"dask": "crowdnb.dask"}   # kind of data -> the module whose `judgments(data, **options)` reads it
+
+def frame_backend(
+    data,  # anything passed as judgments
+) -> str | None:
+    "'dask' for a dask DataFrame; None for anything else."
+    return "dask" if is_dask_frame(data) else None
+
+# %% ../nbs/00_core.ipynb #dc18fec1
+def backend_judgments(
+    data,  # a dask DataFrame or `crowdnb.dask.DaskJudgments`
+    given: dict,  # the options of `as_judgments`
+):
+    "The judgments of data held by a backend, read by its module with the same options."
+    import importlib
+    mod = importlib.import_module(BACKENDS[frame_backend(data)])
+    return mod.judgments(data, **{k: v for k, v in given.items() if k != "delimiter"})
+
+# %% ../nbs/00_core.ipynb #c2fec63a
+def _held(data, given: dict):
+    "Judgments a backend already read and validated (they have `executor()` and `shards()`), passed through as they are."
+    other = [f"{k}={v!r}" for k, v in given.items() if v != DEFAULTS[k]]
+    if other: raise TypeError(f"{', '.join(other)} applies to a table, not to {type(data).__name__} that are already validated")
+    return data
 
 # %% ../nbs/00_core.ipynb #bf4a6ca4
 def _cached(self, key, fn):
@@ -790,10 +814,10 @@ def label_matrix(
     if self.multi_label:
         rows = np.unique(self.label_codes()[0], return_counts=True)
         rows = rows[0][rows[1] > 1]
-        raise ValueError(f"label_matrix needs one label per judgment; judgments at {_rows_msg(rows)} hold several")
+        raise ValueError(f"label_matrix needs one label per judgment; judgments at {rows_msg(rows)} hold several")
     rep = self.repeated_pairs()
     if len(rep):
-        raise ValueError(f"label_matrix needs one judgment per (unit, worker); judgments at {_rows_msg(rep)} repeat "
+        raise ValueError(f"label_matrix needs one judgment per (unit, worker); judgments at {rows_msg(rep)} repeat "
                          "a (unit, worker) pair" + ("; select one dimension first" if "dimension" in self.frame else ""))
     if 0 <= missing < self.n_labels: raise ValueError(f"missing marker {missing} collides with a label code")
     m = np.full((self.n_units, self.n_workers), missing, dtype=np.int64)

@@ -8,7 +8,7 @@ Docs: https://crowdnb.github.io/crowdnb/crowdtruth.html.md"""
 from __future__ import annotations
 import re
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -18,11 +18,17 @@ from fastcore.basics import patch
 from fastcore.meta import delegates
 from scipy import sparse
 
-from .core import Judgments, as_judgments, progress_bar, check_choice, check_int, check_number, check_bool, _is_dask, engine, kernel, prange
+from .core import (Judgments, as_judgments, progress_bar, check_choice, check_int, check_number, check_bool,
+                          engine, kernel, prange)
+from .engine import Shard, ShardJudgments, Threads, split_units
 
 # %% auto #0
-__all__ = ['TINY', 'wcos', 'CrowdIndex', 'pair_wcos', 'sent_vec', 'sqs', 'wsa', 'wwa', 'wqs', 'p_given', 'rqs', 'srs',
-           'FixedPoint', 'fixed_point', 'CrowdTruthResult', 'run', 'tutorial_run', 'tutorial_stored']
+__all__ = ['TINY', 'wcos', 'CrowdIndex', 'pair_wcos', 'sent_vec', 'sqs', 'wsa', 'wwa', 'wqs', 'p_given', 'pair_slots',
+           'rqs_triples', 'triple_sums', 'rqs_from_triples', 'rqs', 'srs', 'FixedPoint', 'step_sums', 'CrowdState',
+           'crowd_counts', 'crowd_start', 'crowd_summary', 'crowd_keys', 'crowd_place', 'crowd_step', 'crowd_update',
+           'crowd_fixed_point', 'fixed_point', 'CrowdTruthResult', 'crowd_cells', 'crowd_uas', 'check_pairs',
+           'check_units', 'crowd_units', 'crowd_tables', 'crowd_result', 'crowd_release', 'run', 'tutorial_run',
+           'tutorial_stored']
 
 # %% ../nbs/10_crowdtruth.ipynb #3ea8d733
 TINY = 1e-8  # the reference package's SMALL_NUMBER_CONST: its floor for denominators and for RQS
@@ -368,245 +374,84 @@ def p_given(
     num = (X @ DXT).tocsr()
     return _ratio_on(num, den), den
 
-# %% ../nbs/10_crowdtruth.ipynb #9916440e
-def _entries_x_slots(occ, slot, data, n_e: int, n_s: int, i32) -> sparse.csr_matrix:
-    "The entries x slots matrix with `data` at (occ, slot); `occ` sorted (rows: entries, columns: slots)."
-    ptr = np.zeros(n_e + 1, i32); np.cumsum(np.bincount(occ, minlength=n_e), out=ptr[1:])
-    return sparse.csr_matrix((data, slot, ptr), shape=(n_e, n_s))
-
-# %% ../nbs/10_crowdtruth.ipynb #dc86c6d2
-def _slot_pattern(keys, data, W: int, i32) -> sparse.csr_matrix:
-    "The slots `keys` (j * W + i, sorted) as a workers x workers matrix holding `data`."
-    return sparse.csr_matrix((data, (keys % W).astype(i32), np.searchsorted(keys // W, np.arange(W + 1)).astype(i32)),
-                             shape=(W, W))
-
-# %% ../nbs/10_crowdtruth.ipynb #1aa09d24
-def _co_slots(ix: CrowdIndex, E, worker, e_pos, start, i32) -> tuple:
-    "For the entries `E` of one annotation: each (entry, co-worker judgment) as `occ`, `co`, and its slot number among the sorted slot `keys`."
-    W = ix.n_workers
-    s, j = ix.e_unit[E], worker[e_pos[E]]
-    cnt = ix.n_per_unit[s] - 1                                  # co-workers: the unit's other judgments
-    first = np.cumsum(cnt) - cnt
-    occ = np.repeat(np.arange(len(E), dtype=i32), cnt)          # entry x every other judgment of its unit
-    k = np.arange(len(occ), dtype=i32); k -= np.repeat(first.astype(i32), cnt)   # 0 .. n_s - 2
-    own = (e_pos[E] - start[s]).astype(i32)                     # the entry's own place in its unit
-    co = k + (k >= np.repeat(own, cnt)); co += np.repeat(start[s], cnt)   # skip it
-    del k
-    key = j[occ] * i32(W) if i32 is np.int32 else j[occ].astype(np.int64) * W
-    key += worker[co]                                            # slot (j, i) as j * W + i
-    if W * W <= 4 * len(key) + (1 << 22):                       # dense enough: number the slots by a bitmap
-        mark = np.zeros(W * W, bool); mark[key] = True
-        keys = np.flatnonzero(mark)
-        slot = np.cumsum(mark, dtype=i32); slot -= 1; slot = slot[key]
-        del mark
-    else: keys, slot = np.unique(key, return_inverse=True); slot = slot.astype(i32)
-    return occ, co, keys, slot
-
-# %% ../nbs/10_crowdtruth.ipynb #0cb629b7
-def _rqs_part(ix: CrowdIndex, E, worker, e_pos, start, i32, ones) -> tuple[dict, np.ndarray]:
-    "The slot matrices of one annotation's entries `E` (see `_rqs_index`), and the shared array of 1s, grown when needed."
-    npos = len(ix.unit)
-    occ, co, keys, slot = _co_slots(ix, E, worker, e_pos, start, i32)
-    count = np.zeros(npos); count[ix.e_pos[E]] = ix.e_val[E]    # the co-worker's count of r, per judgment
-    xi = count[co]; nz = np.flatnonzero(xi)
-    del co, count
-    has_num = np.zeros(len(keys), bool); has_num[slot[nz]] = True
-    K = int(has_num.sum())
-    new = np.empty(len(keys), i32)                              # renumber: slots with a numerator first
-    new[has_num], new[~has_num] = np.arange(K, dtype=i32), np.arange(K, len(keys), dtype=i32)
-    slot = new[slot]
-    if len(ones) < max(len(slot), len(keys)): ones = np.ones(max(len(slot), len(keys)))   # shared data of 1s
-    low = slot < K
-    lo, hi = np.flatnonzero(low), np.flatnonzero(~low)
-    del low
-    W, n_e = ix.n_workers, len(E)
-    return dict(
-        E=E, K=K, new=new,
-        den=_entries_x_slots(occ[lo], slot[lo], ones[:len(lo)], n_e, K, i32),
-        den_rest=_entries_x_slots(occ[hi], slot[hi] - K, ones[:len(hi)], n_e, len(keys) - K, i32),
-        num=_entries_x_slots(occ[nz], slot[nz], ones[:len(nz)] if (xi[nz] == 1).all() else xi[nz], n_e, K, i32),
-        P=_slot_pattern(keys[has_num], np.zeros(K), W, i32),    # data: P_r(i|j), set by each call of rqs
-        all=_slot_pattern(keys, ones[:len(keys)], W, i32)), ones
-
-# %% ../nbs/10_crowdtruth.ipynb #0f06a8b9
-def _rqs_index(ix: CrowdIndex) -> list:
-    "Per annotation r: its entries, the entries x slots matrices of the denominators and numerators of P_r(i|j) (slots with a numerator first), and the slots' workers x workers patterns; built once per `CrowdIndex`."
-    if "_rqs" in ix.__dict__: return ix.__dict__["_rqs"]
-    W, npos = ix.n_workers, len(ix.unit)
-    i32 = np.int32 if max(npos, W * W) < 2**31 - 1 else np.int64   # 4-byte indices whenever they fit
-    start = (np.cumsum(ix.n_per_unit) - ix.n_per_unit).astype(i32)  # first judgment of each unit
-    worker, e_pos = ix.worker.astype(i32), ix.e_pos.astype(i32)
-    o = np.lexsort((ix.e_unit, ix.e_worker, ix.e_lab))             # entries by annotation, worker, unit
-    cuts = np.searchsorted(ix.e_lab[o], np.arange(ix.n_labels + 1))
-    parts, ones = [], np.ones(0)
-    for r in range(ix.n_labels):                                    # over annotations, not judgments
-        part, ones = _rqs_part(ix, o[cuts[r]:cuts[r + 1]], worker, e_pos, start, i32, ones)
-        parts.append(part)
-    ix.__dict__["_rqs"] = parts
-    return parts
-
-# %% ../nbs/10_crowdtruth.ipynb #f24e29ef
-def _slot_sums(d: dict, y, wqs, all_defined: bool) -> tuple[float, float]:
-    "Numerator and denominator of RQS for one annotation's slot matrices `d`, with y = SQS(s) WorkVec(j, s)(r) per entry."
-    den, num = d["den"].T @ y, d["num"].T @ y                       # the slots with a numerator
-    if all_defined:
-        d["P"].data = num / den                                     # divided directly (1 / den overflows)
-        den_r = wqs @ (d["all"] @ wqs)
-    else:                                                           # P_r(i|j) defined where den != 0
-        ok = np.r_[den != 0, (d["den_rest"].T @ y) != 0]
-        d["P"].data = np.divide(num, den, out=np.zeros(d["K"]), where=ok[:d["K"]])
-        den_r = wqs @ (sparse.csr_matrix((ok[d["new"]].astype(float), d["all"].indices, d["all"].indptr),
-                                         shape=d["all"].shape) @ wqs)
-    return wqs @ (d["P"] @ wqs), den_r
-
-# %% ../nbs/10_crowdtruth.ipynb #60fa27f0
-@kernel
-def _co_workers(lab, pos, unit, val, start, npu, worker, cnt_r, eoff, co_i, co_w):
-    "Low-level (numba): for each entry (sorted by annotation), the workers of the other judgments of its unit and how often each chose the entry's annotation (X_r(i, s), often 0)."
-    n, first = len(lab), 0
-    for t in range(n):
-        if t == 0 or lab[t] != lab[t - 1]:                    # a new annotation: its counts per judgment
-            for u in range(first, t): cnt_r[pos[u]] = 0.0
-            first = t; u = t
-            while u < n and lab[u] == lab[t]: cnt_r[pos[u]] = val[u]; u += 1
-        q, s = eoff[t], unit[t]
-        for co in range(start[s], start[s] + npu[s]):
-            if co == pos[t]: continue
-            co_i[q], co_w[q] = worker[co], cnt_r[co]
-            q += 1
-    for u in range(first, n): cnt_r[pos[u]] = 0.0
-
-# %% ../nbs/10_crowdtruth.ipynb #64645001
-@kernel(parallel=True)
-def _pair_ratio_sums(gstart, g_lab, g_wk, eoff, co_i, co_w, y, w, n_labels, n_chunks):
-    "Low-level (numba): per annotation, the sums over defined worker pairs (j, i) of w_j w_i P_r(i|j) and of w_j w_i, group (r, j) by group, in `n_chunks` fixed chunks (the same sums on any number of threads)."
-    G, W = len(g_lab), len(w)
-    out = np.zeros((n_chunks, 2, n_labels))
-    for c in prange(n_chunks):
-        num, den, mark, seen = np.zeros(W), np.zeros(W), np.full(W, -1, np.int64), np.zeros(W, np.int64)
-        for g in range(c * G // n_chunks, (c + 1) * G // n_chunks):
-            ns = 0
-            for t in range(gstart[g], gstart[g + 1]):
-                yt = y[t]
-                for q in range(eoff[t], eoff[t + 1]):
-                    i = co_i[q]
-                    seen[ns] = i; ns += mark[i] != g; mark[i] = g   # branch-free: i joins the list once
-                    den[i] += yt; num[i] += yt * co_w[q]
-            top, bottom = 0.0, 0.0
-            for a in range(ns):
-                i = seen[a]
-                if den[i] != 0:
-                    bottom += w[i]
-                    if num[i] != 0: top += w[i] * (num[i] / den[i])
-                num[i] = 0.0; den[i] = 0.0
-            wj = w[g_wk[g]]
-            out[c, 0, g_lab[g]] += wj * top; out[c, 1, g_lab[g]] += wj * bottom
-    return out.sum(axis=0)
-
-# %% ../nbs/10_crowdtruth.ipynb #a9bfc5c4
-@kernel
-def _group_partners(phase, gstart, eoff, co_i, co_w, mark, isnum, pptr, p_i, qptr, q_i, noff, n_i, n_w):
-    "Low-level (numba): per group (r, j) its distinct co-workers `p_i`, those that chose r on a shared unit `q_i`, and the pairs with such a co-worker (`n_i`, `n_w`). Phase 0 counts them into `pptr[1:]`, `qptr[1:]`, `noff[1:]`; phase 1 fills them. Branch-free: each list is written at its cursor, which moves on only when the item belongs."
-    mark[:] = -1
-    fill = phase == 1
-    for g in range(len(gstart) - 1):
-        b, e = (pptr[g], qptr[g]) if fill else (0, 0)
-        for q in range(eoff[gstart[g]], eoff[gstart[g + 1]]):   # the group's pairs: its distinct co-workers
-            i = co_i[q]
-            new, num = mark[i] != g, co_w[q] != 0
-            was = isnum[i] and not new
-            if fill: p_i[b] = i; q_i[e] = i
-            b += new; e += num and not was
-            mark[i] = g; isnum[i] = was or num
-        if not fill: pptr[g + 1], qptr[g + 1] = b, e
-        for t in range(gstart[g], gstart[g + 1]):               # the pairs that feed a numerator
-            c = noff[t] if fill else 0
-            for q in range(eoff[t], eoff[t + 1]):
-                if fill: n_i[c], n_w[c] = co_i[q], co_w[q]
-                c += isnum[co_i[q]]
-            if not fill: noff[t + 1] = c
-
-# %% ../nbs/10_crowdtruth.ipynb #09436821
-@kernel(parallel=True)
-def _partner_ratio_sums(gstart, g_lab, g_wk, pptr, p_i, qptr, q_i, noff, n_i, n_w, y, w, n_labels, n_chunks):
-    "Low-level (numba): `_pair_ratio_sums` when every pair is defined (no unit has SQS = 0): only the pairs of numerator partners are summed, and every partner enters the denominator."
-    G, W = len(g_lab), len(w)
-    out = np.zeros((n_chunks, 2, n_labels))
-    for c in prange(n_chunks):
-        num, den = np.zeros(W), np.zeros(W)
-        for g in range(c * G // n_chunks, (c + 1) * G // n_chunks):
-            for t in range(gstart[g], gstart[g + 1]):
-                yt = y[t]
-                for q in range(noff[t], noff[t + 1]):
-                    den[n_i[q]] += yt; num[n_i[q]] += yt * n_w[q]
-            top, bottom = 0.0, 0.0
-            for a in range(qptr[g], qptr[g + 1]):
-                i = q_i[a]; top += w[i] * (num[i] / den[i]); num[i] = 0.0; den[i] = 0.0
-            for a in range(pptr[g], pptr[g + 1]): bottom += w[p_i[a]]
-            wj = w[g_wk[g]]
-            out[c, 0, g_lab[g]] += wj * top; out[c, 1, g_lab[g]] += wj * bottom
-    return out.sum(axis=0)
-
-# %% ../nbs/10_crowdtruth.ipynb #9cb03484
-def _rqs_pairs(ix: CrowdIndex) -> dict:
-    "The entries by annotation, worker, unit, their groups (r, j) and the groups' partners (`_group_partners`); built once per `CrowdIndex`. The co-worker lists are dropped once the partners are known."
-    if "_rqs_nb" in ix.__dict__: return ix.__dict__["_rqs_nb"]
-    o = np.lexsort((ix.e_unit, ix.e_worker, ix.e_lab))
-    lab, wk, unit, val = ix.e_lab[o], ix.e_worker[o], ix.e_unit[o], ix.e_val[o]
-    eoff = np.zeros(len(o) + 1, np.int64); np.cumsum(ix.n_per_unit[unit] - 1, out=eoff[1:])
-    new = np.flatnonzero(np.r_[True, (lab[1:] != lab[:-1]) | (wk[1:] != wk[:-1])]) if len(lab) else np.zeros(0, np.int64)
-    d = dict(order=o, unit=unit, val=val, gstart=np.r_[new, len(o)], g_lab=lab[new], g_wk=wk[new], eoff=eoff)
-    d.update(_partners(d, _co_lists(ix, d), ix.n_workers))
-    ix.__dict__["_rqs_nb"] = d
-    return d
-
-# %% ../nbs/10_crowdtruth.ipynb #2439affa
-def _co_lists(ix: CrowdIndex, d: dict) -> dict:
-    "The co-worker lists of `_co_workers` for the entries of `d` (`_rqs_pairs`): each pair's co-worker and X_r(i, s)."
-    o, val, n = d["order"], d["val"], d["eoff"][-1]
-    small = (val == val.astype(np.float32)).all()                  # counts held exactly in 4 bytes
-    co = dict(co_i=np.empty(n, np.int32), co_w=np.empty(n, np.float32 if small else float))
-    _co_workers(ix.e_lab[o].astype(np.int32), ix.e_pos[o], d["unit"], val, np.cumsum(ix.n_per_unit) - ix.n_per_unit,
-                ix.n_per_unit, ix.worker.astype(np.int32), np.zeros(len(ix.unit), co["co_w"].dtype), d["eoff"], *co.values())
-    return co
-
-# %% ../nbs/10_crowdtruth.ipynb #ce855f14
-def _partners(d: dict, co: dict, n_workers: int) -> dict:
-    "The partner lists of `_group_partners` from the groups `d` of `_rqs_pairs` and their co-worker lists `co`: counted, then filled."
-    W, G, E, i32 = n_workers, len(d["g_lab"]), len(d["unit"]), np.int32
-    p = dict(pptr=np.zeros(G + 1, np.int64), p_i=np.zeros(0, i32), qptr=np.zeros(G + 1, np.int64), q_i=np.zeros(0, i32),
-             noff=np.zeros(E + 1, np.int64), n_i=np.zeros(0, i32), n_w=np.zeros(0, co["co_w"].dtype))
-    walk = (d["gstart"], d["eoff"], co["co_i"], co["co_w"], np.zeros(W, np.int64), np.zeros(W, np.bool_))
-    _group_partners(0, *walk, *p.values())
-    for k, a in (("pptr", "p_i"), ("qptr", "q_i"), ("noff", "n_i")):
-        np.cumsum(p[k], out=p[k]); p[a] = np.empty(p[k][-1] + 1, i32)   # + 1: the branch-free cursor's spare
-    p["n_w"] = np.empty(len(p["n_i"]), co["co_w"].dtype)
-    _group_partners(1, *walk, *p.values())
-    return p
-
-# %% ../nbs/10_crowdtruth.ipynb #3d216397
-def _rqs_sums_numba(ix: CrowdIndex, sqs, wqs) -> tuple[np.ndarray, np.ndarray]:
-    "Numerator and denominator of RQS per annotation with the `crowdnb[fast]` kernels: the partner lists when every pair is defined, else all pairs."
-    d = _rqs_pairs(ix)
-    y = sqs[d["unit"]] * d["val"]                              # SQS(s) WorkVec(j, s)(r), entries in group order
-    groups = (d["gstart"], d["g_lab"], d["g_wk"])
-    if not (sqs[ix.n_per_unit > 0] == 0).any():                # y > 0 everywhere: every pair has a denominator
-        return _partner_ratio_sums(*groups, *(d[k] for k in ("pptr", "p_i", "qptr", "q_i", "noff", "n_i", "n_w")),
-                                   y, wqs, ix.n_labels, 16)
-    if "co" not in d: d["co"] = _co_lists(ix, d)                # rebuilt (and kept) only when a unit has SQS = 0
-    return _pair_ratio_sums(*groups, d["eoff"], d["co"]["co_i"], d["co"]["co_w"], y, wqs, ix.n_labels, 16)
-
-# %% ../nbs/10_crowdtruth.ipynb #a81642a9
-def _rqs_sums_numpy(ix: CrowdIndex, sqs, wqs) -> tuple[np.ndarray, np.ndarray]:
-    "Numerator and denominator of RQS per annotation from the slot lists of `_rqs_index` (the numpy engine)."
-    y_all = sqs[ix.e_unit] * ix.e_val                               # SQS(s) WorkVec(j, s)(r) per entry
-    all_defined = not (sqs[ix.n_per_unit > 0] == 0).any()           # then every slot has a denominator > 0
-    num_r, den_r = np.zeros(ix.n_labels), np.zeros(ix.n_labels)
-    for r, d in enumerate(_rqs_index(ix)):                          # over annotations
-        if len(d["E"]): num_r[r], den_r[r] = _slot_sums(d, y_all[d["E"]], wqs, all_defined)
-    return num_r, den_r
-
 # %% ../nbs/10_crowdtruth.ipynb #0a0dd81e
+def pair_slots(
+    ix: CrowdIndex,  # the crowd's (or one shard's) sparse structure
+) -> dict:
+    "Every (entry (j, s, r), co-worker i on s) pair: its triple key (r W + j) W + i and X_r(i, s), grouped by entry."
+    W, L = ix.n_workers, ix.n_labels
+    first = (np.cumsum(ix.n_per_unit) - ix.n_per_unit)[ix.e_unit]      # first judgment of each entry's unit
+    cnt = ix.n_per_unit[ix.e_unit] - 1                                   # its co-workers
+    entry = np.repeat(np.arange(len(cnt)), cnt)
+    k = np.arange(len(entry)) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+    co = first[entry] + k + (k >= (ix.e_pos - first)[entry])            # skip the entry's own judgment
+    r = ix.e_lab[entry]
+    key = (r * W + ix.e_worker[entry]) * W + ix.worker[co]
+    ekey, q = ix.e_pos * L + ix.e_lab, co * L + r                        # entries are sorted by position, annotation
+    at = np.minimum(np.searchsorted(ekey, q), max(len(ekey) - 1, 0))
+    return dict(eoff=np.r_[0, np.cumsum(cnt)], key=key, x=np.where(ekey[at] == q, ix.e_val[at], 0.0))
+
+# %% ../nbs/10_crowdtruth.ipynb #16e02900
+def rqs_triples(
+    ix: CrowdIndex,  # the crowd's (or one shard's) sparse structure
+) -> dict:
+    "The distinct triple keys of `pair_slots` (sorted) and each pair's triple number; built once per index."
+    def make():
+        p = pair_slots(ix)
+        keys, slot = np.unique(p["key"], return_inverse=True)
+        x = p["x"]
+        return dict(keys=keys, slot=slot.astype(np.int32 if len(keys) < 2**31 else np.int64), eoff=p["eoff"],
+                    x=x.astype(np.float32) if (x == x.astype(np.float32)).all() else x)
+    return ix._once("rqs_triples", make)
+
+# %% ../nbs/10_crowdtruth.ipynb #32ab9bbe
+@kernel
+def _triple_kernel(eoff, slot, x, y, num, den):
+    "Low-level (numba): per triple, the sum of y over its pairs (den) and of y x (num); pairs grouped by entry."
+    for t in range(len(eoff) - 1):
+        yt = y[t]
+        for q in range(eoff[t], eoff[t + 1]):
+            den[slot[q]] += yt
+            num[slot[q]] += yt * x[q]
+
+# %% ../nbs/10_crowdtruth.ipynb #aa932850
+def triple_sums(
+    ix: CrowdIndex,  # the crowd's (or one shard's) sparse structure
+    sqs,  # SQS per unit
+) -> tuple[np.ndarray, np.ndarray]:
+    "Per triple of `rqs_triples`: the numerator and denominator of P_r(i|j), summed over the index's units."
+    t = rqs_triples(ix)
+    y = np.asarray(sqs, float)[ix.e_unit] * ix.e_val                   # SQS(s) WorkVec(j, s)(r) per entry
+    T = len(t["keys"])
+    if engine() == "numba":
+        num, den = np.zeros(T), np.zeros(T)
+        _triple_kernel(t["eoff"], t["slot"], t["x"], y, num, den)
+        return num, den
+    yp = np.repeat(y, np.diff(t["eoff"]))
+    return np.bincount(t["slot"], yp * t["x"], minlength=T), np.bincount(t["slot"], yp, minlength=T)
+
+# %% ../nbs/10_crowdtruth.ipynb #22ed8d06
+def rqs_from_triples(
+    keys,  # triple keys (r W + j) W + i, sorted (`rqs_triples`)
+    num,  # per triple: numerator of P_r(i|j), summed over units (or over shards of units)
+    den,  # per triple: its denominator
+    wqs,  # WQS per worker
+    n_labels: int,  # number of annotations
+    floor: float = TINY,  # lower bound of RQS (also when no pair defines it)
+    clamp: float = 0.0,  # the reference's floor for the denominator (`TINY`); 0: divide whenever positive
+) -> np.ndarray:
+    "Low-level: RQS per annotation, the WQS-weighted mean of the defined P_r(i|j) = num / den."
+    wqs = np.asarray(wqs, float)
+    W = len(wqs)
+    r, j, i = keys // (W * W), keys // W % W, keys % W
+    ok = den != 0
+    ww = wqs[j] * wqs[i]
+    num_r = np.bincount(r, ww * np.divide(num, den, out=np.zeros(len(den)), where=ok), minlength=n_labels)
+    den_r = np.bincount(r, ww * ok, minlength=n_labels)
+    good = den_r > clamp                                               # reference: den <= 1e-8 gives the floor
+    return np.maximum(np.where(good, num_r / np.where(good, den_r, 1.0), floor), floor)
+
+# %% ../nbs/10_crowdtruth.ipynb #bdda885a
 def rqs(
     ix: CrowdIndex,  # the crowd's sparse structure
     sqs,  # SQS per unit
@@ -615,12 +460,7 @@ def rqs(
     clamp: float = 0.0,  # the reference's floor for the denominator (`TINY`); 0: divide whenever positive
 ) -> np.ndarray:
     "Low-level (a `CrowdIndex`, score arrays): RQS (AQS) per annotation, the WQS-weighted mean of P_r(i|j) over ordered worker pairs i != j where it is defined."
-    wqs, sqs = np.asarray(wqs, float), np.asarray(sqs, float)
-    sums = _rqs_sums_numba if engine() == "numba" else _rqs_sums_numpy
-    num_r, den_r = sums(ix, sqs, wqs)
-    ok = den_r > clamp                                              # reference: den <= 1e-8 gives the floor
-    out = np.where(ok, num_r / np.where(ok, den_r, 1.0), floor)
-    return np.maximum(out, floor)
+    return rqs_from_triples(rqs_triples(ix)["keys"], *triple_sums(ix, sqs), wqs, ix.n_labels, floor, clamp)
 
 # %% ../nbs/10_crowdtruth.ipynb #13145090
 def _srs_cells(ix: CrowdIndex, wqs, clamp: float = 0.0) -> np.ndarray:
@@ -642,11 +482,17 @@ def srs(
 # %% ../nbs/10_crowdtruth.ipynb #eeed2ba9
 @dataclass
 class FixedPoint:
-    "Scores of every iteration of the CrowdTruth fixed point (index 0: the initialisation)."
-    trace: list            # per iteration: dict of arrays uqs, wqs, aqs, wwa, wsa
+    "The CrowdTruth fixed point: global scores of every iteration (index 0: the initialisation) and the shards' last states."
+    trace: list            # per iteration: dict of arrays wqs, aqs, wwa, wsa
     history: pd.DataFrame  # per iteration: largest change of wqs, uqs, aqs and overall
     converged: bool
     tol: float
+    states: list = field(default_factory=list, repr=False)   # per shard: `CrowdState` (its units' SQS)
+
+    @property
+    def uqs(self) -> np.ndarray:
+        "SQS per unit at the last iteration (in-memory states, in shard order)."
+        return np.concatenate([s.u for s in self.states])
 
 # %% ../nbs/10_crowdtruth.ipynb #142da7dd
 @kernel
@@ -681,7 +527,7 @@ def _unit_sums(ustart, indptr, lab, val, worker, wqs, rqs, weighted, clamp, V, B
         for e in range(indptr[p0], indptr[p1]): V[lab[e]] = 0.0; B[lab[e]] = 0.0; U[lab[e]] = 0.0; seen[lab[e]] = False
 
 # %% ../nbs/10_crowdtruth.ipynb #df980ce3
-def _step_sums(ix: CrowdIndex, w, a, weighted: bool, clamp: float) -> tuple:
+def step_sums(ix: CrowdIndex, w, a, weighted: bool, clamp: float) -> tuple:
     "One iteration's sums: per unit the SQS numerator and denominator, per judgment the WWA ones and the WSA cosine (numba kernel or numpy)."
     if engine() != "numba": return *_agreement_sums(ix, w, a), _wsa_cos(ix, a, w if weighted else None, clamp)
     V, L, npos = ix.V, ix.n_labels, len(ix.unit)
@@ -691,17 +537,106 @@ def _step_sums(ix: CrowdIndex, w, a, weighted: bool, clamp: float) -> tuple:
                bool(weighted), float(clamp), np.zeros(L), np.zeros(L), np.zeros(L), np.zeros(L, np.bool_), np.empty(npos), *out)
     return out
 
-# %% ../nbs/10_crowdtruth.ipynb #38b8be89
-def _fp_step(ix: CrowdIndex, w, u, a, closed: bool, weighted: bool, clamp: float) -> tuple:
-    "One simultaneous (Jacobi) iteration from WQS `w`, SQS `u`, RQS `a`: the new WQS, SQS, RQS, WWA and WSA."
-    num_s, den_s, num_p, den_p, cos = _step_sums(ix, w, a, weighted, clamp)   # the pair sums of SQS and WWA, once
-    a_new = rqs(ix, u, w, clamp=clamp) if closed else a
-    u_new = _div(num_s, den_s, clamp)
-    su = u[ix.unit]
-    per_worker = lambda x: np.bincount(ix.worker, x, minlength=ix.n_workers)
-    wwa_ = _div(per_worker(num_p * su), per_worker(den_p * su), clamp)
-    wsa_ = _div(per_worker(cos * su), per_worker(su), clamp)       # `wsa` from the cosines
-    return wqs(wsa_, wwa_), u_new, a_new, wwa_, wsa_
+# %% ../nbs/10_crowdtruth.ipynb #7d6a2b54
+@dataclass
+class CrowdState:
+    "One shard of units during the CrowdTruth fixed point."
+    ix: CrowdIndex | None       # the shard's index over its units with two or more judgments (None: no such unit)
+    units: pd.Index             # the shard's unit ids
+    n_per_unit: np.ndarray      # judgments per unit (all of them)
+    u: np.ndarray               # SQS per unit: the iterate
+    counts: dict = field(default_factory=dict, repr=False)   # `crowd_summary` of the shard
+    u_first: np.ndarray | None = None   # SQS of the first iteration
+    place: np.ndarray | None = None     # positions of the shard's triples among all shards' sorted triple keys
+
+# %% ../nbs/10_crowdtruth.ipynb #d6d86a06
+def crowd_counts(
+    shard: Shard,  # one shard of judgments
+    keep,  # per judgment: on a unit with two or more judgments
+    n_workers: int,  # every worker
+    n_labels: int,  # every annotation
+) -> dict:
+    "The shard's counts for the checks and tables: units, lone units, judgments per worker and per annotation."
+    n_u = np.bincount(shard.unit_code, minlength=shard.n_units)
+    lone = shard.units[n_u == 1]
+    pairs = np.unique(shard.rows.astype(np.int64) * n_labels + shard.lab)      # binary work vectors
+    return dict(units=shard.n_units, active=int((n_u > 1).sum()), lone=len(lone), lone_ids=list(lone[:5]),
+                per_worker=np.bincount(shard.worker_code, minlength=n_workers),
+                active_worker=np.bincount(shard.worker_code[keep], minlength=n_workers),
+                chosen=np.bincount(pairs % n_labels, minlength=n_labels),
+                kept_label=np.bincount(shard.lab[keep[shard.rows]], minlength=n_labels))
+
+# %% ../nbs/10_crowdtruth.ipynb #f387bb98
+def crowd_start(
+    shard: Shard,  # one shard of judgments (`crowdnb.engine.Shard`)
+    cfg: dict,  # workers, labels, closed (and the options of `run`)
+) -> CrowdState:
+    "A shard's first state: SQS all 1, its index built; a repeated (unit, worker) pair is an error naming both."
+    if shard.repeated is not None:
+        u, w = shard.repeated
+        raise ValueError(f"CrowdTruth needs one judgment per (unit, worker); judgments repeat a (unit, worker) pair "
+                         f"(unit={u!r}, worker={w!r})" + ("; run each dimension separately" if shard.dimension else ""))
+    n_u = np.bincount(shard.unit_code, minlength=shard.n_units)
+    keep = (n_u > 1)[shard.unit_code]
+    J = ShardJudgments(shard, cfg["workers"], cfg["labels"], cfg["closed"])
+    return CrowdState(CrowdIndex(J, keep) if keep.any() else None, shard.units, n_u, np.ones(shard.n_units),
+                      crowd_counts(shard, keep, len(cfg["workers"]), len(cfg["labels"])))
+
+# %% ../nbs/10_crowdtruth.ipynb #6783471a
+def crowd_summary(st: CrowdState) -> dict:
+    "The shard's counts (`crowd_counts`), for the executor to add up."
+    return st.counts
+
+def crowd_keys(st: CrowdState) -> dict:
+    "The shard's triple keys, for the executor to unite."
+    return dict(union_keys=np.zeros(0, np.int64) if st.ix is None else rqs_triples(st.ix)["keys"])
+
+def crowd_place(st: CrowdState, keys) -> CrowdState:
+    "The state with the positions of its triples among all shards' sorted triple `keys`."
+    return replace(st, place=None if st.ix is None else np.searchsorted(keys, rqs_triples(st.ix)["keys"]))
+
+# %% ../nbs/10_crowdtruth.ipynb #7febaffc
+def crowd_step(
+    st: CrowdState,  # the shard's state
+    w,  # WQS per worker
+    a,  # RQS per annotation
+    cfg: dict,  # closed, weighted, clamp, workers
+    n_triples: int = 0,  # the number of triples over all shards (closed tasks)
+) -> tuple[CrowdState, dict]:
+    "One Jacobi iteration on a shard: its units' new SQS (kept in the state) and its sums for WSA, WWA and RQS."
+    W, clamp, ix = len(w), cfg["clamp"], st.ix
+    if ix is None: return replace(st, u_first=st.u), _zero_sums(W, n_triples, cfg["closed"])
+    num_s, den_s, num_p, den_p, cos = step_sums(ix, w, a, cfg["weighted"], clamp)
+    u_new, su = _div(num_s, den_s, clamp), st.u[ix.unit]
+    per_worker = lambda v: np.bincount(ix.worker, v, minlength=W)
+    sums = dict(wwa_num=per_worker(num_p * su), wwa_den=per_worker(den_p * su), wsa_num=per_worker(cos * su),
+                wsa_den=per_worker(su), max_du=float(np.abs(u_new - st.u)[ix.n_per_unit > 0].max(initial=0.0)))
+    if cfg["closed"]:
+        num, den = triple_sums(ix, st.u)
+        k = len(num)
+        sums["rqs"] = sparse.csr_matrix((np.r_[num, den], np.r_[st.place, st.place], [0, k, 2 * k]), shape=(2, n_triples))
+    return replace(st, u=u_new, u_first=u_new if st.u_first is None else st.u_first), sums
+
+# %% ../nbs/10_crowdtruth.ipynb #a3baec41
+def _zero_sums(W: int, n_triples: int, closed: bool) -> dict:
+    "The sums of a shard without a unit of two judgments."
+    z = np.zeros(W)
+    return dict(wwa_num=z, wwa_den=z, wsa_num=z, wsa_den=z, max_du=0.0) | (
+        dict(rqs=sparse.csr_matrix((2, n_triples))) if closed else {})
+
+# %% ../nbs/10_crowdtruth.ipynb #5735d77b
+def crowd_update(
+    t: dict,  # `crowd_step`'s sums, added over the shards
+    w,  # WQS per worker (the iterate)
+    a,  # RQS per annotation (the iterate)
+    cfg: dict,  # closed, clamp
+    keys,  # all shards' triple keys, sorted
+) -> tuple:
+    "The new WQS, RQS, WWA and WSA from the summed shard statistics."
+    clamp = cfg["clamp"]
+    a_new = rqs_from_triples(keys, *t["rqs"].toarray(), w, len(a), clamp=clamp) if cfg["closed"] else a
+    wwa_, wsa_ = _div(t["wwa_num"], t["wwa_den"], clamp), _div(t["wsa_num"], t["wsa_den"], clamp)
+    return wqs(wsa_, wwa_), a_new, wwa_, wsa_
 
 # %% ../nbs/10_crowdtruth.ipynb #19c3b2f1
 def _fp_options(ix, closed, tol, max_iter, weighted, clamp, progress) -> tuple:
@@ -712,17 +647,39 @@ def _fp_options(ix, closed, tol, max_iter, weighted, clamp, progress) -> tuple:
     return (closed, check_number("tol", tol, low=0, low_open=True), check_int("max_iter", max_iter), weighted,
             check_number("clamp", clamp, low=0), progress)
 
-# %% ../nbs/10_crowdtruth.ipynb #f20d6704
-def _fp_change(ix: CrowdIndex, old: tuple, new: tuple) -> dict:
-    "The largest absolute change of WQS, SQS (left-out workers and units not tracked) and RQS between two iterations, and overall."
-    (w, u, a), (w_new, u_new, a_new) = old, new
-    act_w, act_u = ix.n_per_worker > 0, ix.n_per_unit > 0
-    d = dict(wqs=np.abs(w_new - w)[act_w].max(initial=0.0), uqs=np.abs(u_new - u)[act_u].max(initial=0.0),
-             aqs=np.abs(a_new - a).max(initial=0.0))
-    d["max"] = max(d.values())
-    return d
-
 # %% ../nbs/10_crowdtruth.ipynb #2b62715f
+def crowd_fixed_point(
+    ex,  # the executor (`crowdnb.engine.Threads`, `crowdnb.dask.DaskExecutor`)
+    states: list,  # the shards' `CrowdState`s, as the executor holds them
+    cfg: dict,  # workers, labels, closed, weighted, clamp
+    tol: float,  # stop after the first iteration whose largest change of any score is below `tol`
+    max_iter: int,  # iteration cap; reaching it first gives a warning
+    progress: bool | None,  # progress bar: None = on a terminal or in live Jupyter only
+    active,  # per worker: has a judgment on a unit with two or more (the workers whose change is tracked)
+) -> FixedPoint:
+    "Low-level: the CrowdTruth fixed point over the shards' states, from all-ones, on any executor."
+    W, L, bcfg = len(cfg["workers"]), len(cfg["labels"]), ex.broadcast(cfg)
+    keys = ex.sum(crowd_keys, states)["union_keys"] if cfg["closed"] else np.zeros(0, np.int64)
+    if cfg["closed"]: states = ex.map(crowd_place, states, ex.broadcast(keys))
+    w, a = np.ones(W), np.ones(L)
+    trace, rows, converged = [dict(wqs=w, aqs=a, wwa=w, wsa=w)], [], False
+    with progress_bar(range(max_iter), show=progress, desc="CrowdTruth") as steps:
+        for it in steps:
+            states, t = ex.step(crowd_step, states, w, a, bcfg, len(keys))
+            w_new, a_new, wwa_, wsa_ = crowd_update(t, w, a, cfg, keys)
+            d = dict(wqs=np.abs(w_new - w)[active].max(initial=0.0), uqs=t["max_du"], aqs=np.abs(a_new - a).max(initial=0.0))
+            rows.append(d | dict(max=max(d.values())))
+            w, a = w_new, a_new
+            trace.append(dict(wqs=w, aqs=a, wwa=wwa_, wsa=wsa_))
+            if rows[-1]["max"] < tol:
+                converged = True
+                break
+    if not converged:
+        warnings.warn(f"CrowdTruth scores did not converge in {max_iter} iterations (last change {rows[-1]['max']:.2e} >= tol {tol})")
+    hist = pd.DataFrame(rows, index=pd.RangeIndex(1, len(rows) + 1, name="iteration"))
+    return FixedPoint(trace, hist, converged, tol, states)
+
+# %% ../nbs/10_crowdtruth.ipynb #b619125a
 def fixed_point(
     ix: CrowdIndex,  # the crowd's sparse structure, `CrowdIndex(judgments)`
     closed: bool = True,  # iterate RQS (a closed task); False: RQS stays 1 (open-ended)
@@ -734,20 +691,10 @@ def fixed_point(
 ) -> FixedPoint:
     "Low-level (a `CrowdIndex`): iterate SQS, WQS (WSA x WWA) and RQS jointly from all-ones until the largest change is below `tol`."
     closed, tol, max_iter, weighted, clamp, progress = _fp_options(ix, closed, tol, max_iter, weighted, clamp, progress)
-    w, u, a = np.ones(ix.n_workers), np.ones(ix.n_units), np.ones(ix.n_labels)
-    trace = [dict(wqs=w, uqs=u, aqs=a, wwa=w, wsa=w)]
-    rows, converged = [], False
-    with progress_bar(range(max_iter), show=progress, desc="CrowdTruth") as steps:
-        for it in steps:
-            w_new, u_new, a_new, wwa_, wsa_ = _fp_step(ix, w, u, a, closed, weighted, clamp)
-            rows.append(d := _fp_change(ix, (w, u, a), (w_new, u_new, a_new)))
-            w, u, a = w_new, u_new, a_new
-            trace.append(dict(wqs=w, uqs=u, aqs=a, wwa=wwa_, wsa=wsa_))
-            if d["max"] < tol: converged = True; break
-    if not converged:
-        warnings.warn(f"CrowdTruth scores did not converge in {max_iter} iterations (last change {rows[-1]['max']:.2e} >= tol {tol})")
-    hist = pd.DataFrame(rows, index=pd.RangeIndex(1, len(rows) + 1, name="iteration"))
-    return FixedPoint(trace, hist, converged, tol)
+    J = ix.judgments
+    cfg = dict(workers=J.workers, labels=J.labels, closed=closed, weighted=weighted, clamp=clamp)
+    st = CrowdState(ix, J.units, ix.n_per_unit, np.ones(ix.n_units))
+    return crowd_fixed_point(Threads(1), [st], cfg, tol, max_iter, progress, ix.n_per_worker > 0)
 
 # %% ../nbs/10_crowdtruth.ipynb #678dfae1
 @dataclass
@@ -757,25 +704,23 @@ class CrowdTruthResult:
     workers: pd.DataFrame
     annotations: pd.DataFrame
     history: pd.DataFrame
-    trace: list            # per iteration: dict of Series wqs, wwa, wsa (by worker), uqs (by unit), aqs (by label)
+    trace: list            # per iteration: dict of Series wqs, wwa, wsa (by worker), aqs (by label)
     converged: bool
     closed: bool
     options: dict
-    cells: dict = field(default_factory=dict, repr=False)   # SRS of the scored (unit, annotation) cells
-
-    def _uas(self, key: str) -> pd.DataFrame:
-        t = _uas_frame(self.cells, key, self.closed)
-        return t[self.cells["scored"]] if self.options.get("single") == "drop" else t
+    executor: object = field(default=None, repr=False)   # what holds the shards' states
+    states: list = field(default_factory=list, repr=False)   # the shards' last `CrowdState`s
+    cfg: dict = field(default_factory=dict, repr=False)
 
     @cached_property
     def uas(self) -> pd.DataFrame:
         "Units x annotations UAS (SRS) table, built on first use; NaN for left-out units and an open task's unseen cells."
-        return self._uas("uas")
+        return self.executor.frame(crowd_uas, self.states, self.trace[-1]["wqs"].to_numpy(), self.cfg)
 
     @cached_property
     def uas_initial(self) -> pd.DataFrame:
         "The first iteration's UAS table (all WQS = 1), built on first use."
-        return self._uas("uas_initial")
+        return self.executor.frame(crowd_uas, self.states, np.ones(len(self.workers.index)), self.cfg)
 
 # %% ../nbs/10_crowdtruth.ipynb #2c0cdd67
 @patch
@@ -784,28 +729,57 @@ def __repr__(self: CrowdTruthResult):
             f"{'closed' if self.closed else 'open-ended'}, {len(self.history)} iterations, converged={self.converged})")
 
 # %% ../nbs/10_crowdtruth.ipynb #b3507ce1
-def _uas_frame(c: dict, key: str, closed: bool) -> pd.DataFrame:
-    "Units x annotations table of the cell scores `c[key]`: 0 for a closed task's unchosen annotations, NaN outside an open task's cells and for left-out units."
-    m = np.full((len(c["units"]), len(c["labels"])), 0.0 if closed else np.nan)
-    m[c["unit"], c["label"]] = c[key]
-    m[~c["scored"]] = np.nan
-    return pd.DataFrame(m, c["units"], c["labels"])
+def crowd_cells(
+    st: CrowdState,  # a shard's last state
+    w,  # WQS per worker
+    cfg: dict,  # labels, clamp, single
+) -> pd.DataFrame:
+    "A shard's scored (unit, annotation) cells as a long table: UAS at WQS `w` and at all-ones WQS."
+    ix, clamp = st.ix, cfg["clamp"]
+    c_unit = np.zeros(0, np.int64) if ix is None else ix.c_unit
+    c_lab = np.zeros(0, np.int64) if ix is None else ix.c_lab
+    score = (lambda x: np.zeros(0)) if ix is None else (lambda x: _srs_cells(ix, x, clamp))
+    return pd.DataFrame({"annotation": cfg["labels"][c_lab], "uas": score(w), "uas_initial": score(np.ones(len(w)))},
+                        index=pd.Index(st.units[c_unit], name="unit"))
 
 # %% ../nbs/10_crowdtruth.ipynb #79b4b602
-def _cell_dicts(c: dict, key: str) -> list:
-    "One dict annotation -> score per unit straight from the cells (sorted by unit, then annotation), no dense table."
-    cuts = np.searchsorted(c["unit"], np.arange(len(c["units"]) + 1)).tolist()
-    names, vals = np.asarray(c["labels"], dtype=object)[c["label"]].tolist(), np.asarray(c[key]).tolist()
-    return [dict(zip(names[a:b], vals[a:b])) for a, b in zip(cuts[:-1], cuts[1:])]
+def crowd_uas(
+    st: CrowdState,  # a shard's last state
+    w,  # WQS per worker
+    cfg: dict,  # labels, closed, clamp, single
+) -> pd.DataFrame:
+    "A shard's units x annotations UAS table at WQS `w`."
+    L, scored = len(cfg["labels"]), st.n_per_unit > 1
+    m = np.full((len(st.units), L), 0.0 if cfg["closed"] else np.nan)
+    if st.ix is not None: m[st.ix.c_unit, st.ix.c_lab] = _srs_cells(st.ix, w, cfg["clamp"])
+    m[~scored] = np.nan
+    t = pd.DataFrame(m, st.units, cfg["labels"])
+    return t[scored] if cfg["single"] == "drop" else t
 
-# %% ../nbs/10_crowdtruth.ipynb #7d0d567b
-def _as_dicts(t: pd.DataFrame) -> list:
-    "One dict annotation -> score per row of a UAS table, skipping NaN cells."
-    m = t.to_numpy()
-    r, c = np.nonzero(~np.isnan(m))
-    cuts = np.searchsorted(r, np.arange(len(t) + 1)).tolist()
-    labs, vals = np.asarray(t.columns, dtype=object)[c].tolist(), m[r, c].tolist()
-    return [dict(zip(labs[a:b], vals[a:b])) for a, b in zip(cuts[:-1], cuts[1:])]
+# %% ../nbs/10_crowdtruth.ipynb #7286386b
+@patch(as_prop=True)
+def uas_long(self: CrowdTruthResult) -> pd.DataFrame:
+    "The UAS of every scored (unit, annotation) cell, final and initial, as a long table indexed by unit."
+    if "uas_long" not in self.__dict__:
+        self.__dict__["uas_long"] = self.executor.frame(crowd_cells, self.states, self.trace[-1]["wqs"].to_numpy(), self.cfg)
+    return self.__dict__["uas_long"]
+
+@patch
+def uas_dicts(self: CrowdTruthResult, initial: bool = False) -> pd.Series:
+    "One dict annotation -> UAS per unit (the reference's `unit_annotation_score`): a closed task's every annotation, an open task's own."
+    if not self.closed: return _cell_dicts(self, "uas_initial" if initial else "uas")
+    t = self.uas_initial if initial else self.uas
+    if hasattr(t, "compute"): t = t.compute().sort_index()            # a dask result: units in partition order
+    m, cols = t.to_numpy(), list(t.columns)
+    return pd.Series([{c: v for c, v in zip(cols, row) if v == v} for row in m.tolist()], t.index, name="uas")
+
+def _cell_dicts(res: CrowdTruthResult, key: str) -> pd.Series:
+    "An open task's dicts straight from its scored cells (no dense table); units without a cell get {}."
+    c = res.uas_long
+    if hasattr(c, "compute"): c = c.compute()
+    units = res.units.index if not hasattr(res.units, "compute") else res.units.compute().sort_index().index
+    d = {u: dict(zip(g["annotation"], g[key])) for u, g in c.groupby(level=0, sort=False)}
+    return pd.Series([d.get(u, {}) for u in units], units, name="uas")
 
 # %% ../nbs/10_crowdtruth.ipynb #1aadca82
 def _run_options(reference, open_ended, progress, tol, max_iter, single, sentvec) -> dict:
@@ -818,62 +792,86 @@ def _run_options(reference, open_ended, progress, tol, max_iter, single, sentvec
                 sentvec=check_choice("sentvec", sentvec or ("weighted" if reference else "raw"), ("raw", "weighted")))
 
 # %% ../nbs/10_crowdtruth.ipynb #3d67c1c2
-def _check_crowd(J: Judgments, single: str) -> tuple[np.ndarray, np.ndarray]:
-    "Judgments per unit and the units with two or more; errors for repeated (unit, worker) pairs and an all-single crowd, a warning for single units."
+def check_pairs(
+    J: Judgments,  # in-memory judgments
+):
+    "A ValueError naming the rows of repeated (unit, worker) pairs: CrowdTruth needs one judgment per pair."
     rep = J.repeated_pairs()                                  # e.g. one judgment per dimension: not one crowd
     if len(rep):
         f = J.frame.iloc[rep[0]]
         raise ValueError(f"CrowdTruth needs one judgment per (unit, worker); judgments at rows {', '.join(map(str, rep[:5]))}"
                          f"{' ...' if len(rep) > 5 else ''} repeat a (unit, worker) pair (unit={f['unit']!r}, "
                          f"worker={f['worker']!r})" + ("; run each dimension separately" if "dimension" in J.frame else ""))
-    n_per_unit = np.bincount(J.unit_code, minlength=J.n_units)
-    act_u = n_per_unit > 1
-    if not act_u.any():
-        raise ValueError(f"every unit has a single judgment ({J.n_units} units, {J.n_workers} worker(s)): "
+
+# %% ../nbs/10_crowdtruth.ipynb #f78be743
+def check_units(
+    s: dict,  # `crowd_summary`, added over the shards
+    n_workers: int,  # number of workers
+    single: str,  # 'keep' or 'drop' the units with one judgment
+):
+    "An error when every unit has one judgment; a warning naming a few units with one judgment."
+    if s["active"] == 0:
+        raise ValueError(f"every unit has a single judgment ({s['units']} units, {n_workers} worker(s)): "
                          "CrowdTruth agreement needs two or more workers per unit")
-    if not act_u.all():
-        lone = J.units[~act_u]
-        warnings.warn(f"{len(lone)} unit(s) with a single judgment ({', '.join(map(str, lone[:5]))}"
-                      f"{' ...' if len(lone) > 5 else ''}) have no agreement to measure: "
+    if s["lone"]:
+        ids = sorted(s["lone_ids"])[:5]
+        warnings.warn(f"{s['lone']} unit(s) with a single judgment ({', '.join(map(str, ids))}"
+                      f"{' ...' if s['lone'] > 5 else ''}) have no agreement to measure: "
                       + ("dropped" if single == "drop" else "kept with NaN scores and left out of the other scores"))
-    return n_per_unit, act_u
 
 # %% ../nbs/10_crowdtruth.ipynb #39bdb4c5
-def _unit_tables(J: Judgments, ix: CrowdIndex, fp: FixedPoint, closed: bool, clamp: float, n_per_unit, act_u) -> tuple:
-    "The units table and the cell scores (UAS at the last and the first iteration) of a fixed point."
-    last, first = fp.trace[-1], fp.trace[min(1, len(fp.trace) - 1)]
-    cells = dict(unit=ix.c_unit, label=ix.c_lab, uas=_srs_cells(ix, last["wqs"], clamp),
-                 uas_initial=_srs_cells(ix, np.ones(J.n_workers), clamp), units=J.units, labels=J.labels, scored=act_u)
-    dicts = {k: _as_dicts(_uas_frame(cells, k, True)) if closed else _cell_dicts(cells, k) for k in ("uas", "uas_initial")}
-    nan_u = lambda x: np.where(act_u, x, np.nan)
-    units = pd.DataFrame({"uqs": nan_u(last["uqs"]), "uqs_initial": nan_u(first["uqs"]),
-                          "uas": dicts["uas"], "uas_initial": dicts["uas_initial"], "judgments": n_per_unit}, J.units)
-    return units, cells
+def crowd_units(
+    st: CrowdState,  # a shard's last state
+    cfg: dict,  # single
+) -> pd.DataFrame:
+    "A shard's units table: UQS at the last and the first iteration (NaN for units with one judgment), judgments."
+    act = st.n_per_unit > 1
+    first = st.u if st.u_first is None else st.u_first
+    t = pd.DataFrame({"uqs": np.where(act, st.u, np.nan), "uqs_initial": np.where(act, first, np.nan),
+                      "judgments": st.n_per_unit}, st.units)
+    return t[act] if cfg["single"] == "drop" else t
 
 # %% ../nbs/10_crowdtruth.ipynb #9e21c983
-def _worker_tables(J: Judgments, ix: CrowdIndex, fp: FixedPoint) -> tuple[pd.DataFrame, pd.DataFrame]:
+def crowd_tables(
+    fp: FixedPoint,  # the finished fixed point
+    s: dict,  # `crowd_summary`, added over the shards
+    workers: pd.Index,  # the worker ids
+    labels: pd.Index,  # the annotations
+    cfg: dict,  # closed, single
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     "The workers and annotations tables of a fixed point."
     last, first = fp.trace[-1], fp.trace[min(1, len(fp.trace) - 1)]
-    nan_w = lambda x: np.where(ix.n_per_worker > 0, x, np.nan)
-    workers = pd.DataFrame({k: nan_w(last[k]) for k in ("wqs", "wwa", "wsa")} |
-                           {k + "_initial": nan_w(first[k]) for k in ("wqs", "wwa", "wsa")} |
-                           {"units": np.bincount(J.worker_code, minlength=J.n_workers)}, J.workers)
-    chosen = np.asarray(J.work_vectors(binary=True).sum(axis=0)).ravel().astype(np.int64)
-    ann = pd.DataFrame({"aqs": last["aqs"], "aqs_initial": first["aqs"], "judgments": chosen}, J.labels)
-    return workers, ann
+    act_w = s["active_worker"] > 0
+    nan_w = lambda x: np.where(act_w, x, np.nan)
+    w = pd.DataFrame({k: nan_w(last[k]) for k in ("wqs", "wwa", "wsa")} |
+                     {k + "_initial": nan_w(first[k]) for k in ("wqs", "wwa", "wsa")} | {"units": s["per_worker"]}, workers)
+    ann = pd.DataFrame({"aqs": last["aqs"], "aqs_initial": first["aqs"], "judgments": s["chosen"].astype(np.int64)}, labels)
+    if cfg["single"] == "drop": w, ann = w[act_w], (ann if cfg["closed"] else ann[s["kept_label"] > 0])
+    return w, ann
 
 # %% ../nbs/10_crowdtruth.ipynb #a08e1a17
-def _result(J: Judgments, ix: CrowdIndex, fp: FixedPoint, closed: bool, clamp: float, n_per_unit, act_u, o: dict) -> CrowdTruthResult:
-    "The `CrowdTruthResult` of a fixed point: the tables (left-out units and workers dropped with single='drop') and the named trace."
-    units, cells = _unit_tables(J, ix, fp, closed, clamp, n_per_unit, act_u)
-    workers, ann = _worker_tables(J, ix, fp)
-    if o["single"] == "drop":
-        units, workers = units[act_u], workers[ix.n_per_worker > 0]
-        if not closed: ann = ann[np.asarray(ix.V.sum(axis=0)).ravel() > 0]
-    axes = dict(wqs=J.workers, wwa=J.workers, wsa=J.workers, uqs=J.units, aqs=J.labels)
+def crowd_result(
+    J,  # the judgments (`Judgments` or `crowdnb.dask.DaskJudgments`)
+    ex,  # their executor
+    fp: FixedPoint,  # the finished fixed point
+    cfg: dict,  # the run's configuration
+    s: dict,  # `crowd_summary`, added over the shards
+    o: dict,  # the run's options
+) -> CrowdTruthResult:
+    "The `CrowdTruthResult` of a fixed point: units (one frame per shard, put together), workers, annotations, trace."
+    states = ex.map(crowd_release, fp.states)
+    workers, ann = crowd_tables(fp, s, J.workers, J.labels, cfg)
+    axes = dict(wqs=J.workers, wwa=J.workers, wsa=J.workers, aqs=J.labels)
     trace = [{k: pd.Series(v, axes[k], name=k) for k, v in t.items()} for t in fp.trace]
-    opts = {k: o[k] for k in ("reference", "tol", "max_iter", "single", "sentvec")} | dict(clamp=clamp)
-    return CrowdTruthResult(units, workers, ann, fp.history, trace, fp.converged, closed, opts, cells)
+    opts = {k: o[k] for k in ("reference", "tol", "max_iter", "single", "sentvec")} | dict(clamp=cfg["clamp"])
+    return CrowdTruthResult(ex.frame(crowd_units, states, cfg), workers, ann, fp.history, trace, fp.converged,
+                            cfg["closed"], opts, ex, states, cfg)
+
+# %% ../nbs/10_crowdtruth.ipynb #16578ce7
+def crowd_release(st: CrowdState) -> CrowdState:
+    "The state without its RQS triples (kept only while iterating)."
+    if st.ix is not None: st.ix.__dict__.pop("rqs_triples", None)
+    return replace(st, place=None)
 
 # %% ../nbs/10_crowdtruth.ipynb #80e5f924
 @delegates(as_judgments, but=["data"])
@@ -891,18 +889,18 @@ def run(
     **kwargs,
 ) -> CrowdTruthResult:
     "CrowdTruth 2.0 unit, worker and annotation quality scores of judgments (open-ended unless `labels` is given)."
-    if _is_dask(data):                      # a dask DataFrame: the same fixed point on the cluster (crowdnb.dask)
-        from crowdnb.dask import crowdtruth_run
-        return crowdtruth_run(data, labels=labels, open_ended=open_ended, reference=reference, tol=tol, max_iter=max_iter,
-                              single=single, sentvec=sentvec, progress=progress, **kwargs)
     o = _run_options(reference, open_ended, progress, tol, max_iter, single, sentvec)
     J = as_judgments(data, labels=labels, **kwargs)
-    n_per_unit, act_u = _check_crowd(J, o["single"])
+    if isinstance(J, Judgments): check_pairs(J)               # in memory: errors name the rows
     closed = J.closed if o["open_ended"] is None else not o["open_ended"]
-    clamp = TINY if o["reference"] else 0.0
-    ix = CrowdIndex(J, act_u[J.unit_code])
-    fp = fixed_point(ix, closed, o["tol"], o["max_iter"], o["sentvec"] == "weighted", clamp, o["progress"])
-    return _result(J, ix, fp, closed, clamp, n_per_unit, act_u, o)
+    cfg = dict(workers=J.workers, labels=J.labels, closed=closed, clamp=TINY if o["reference"] else 0.0,
+               weighted=o["sentvec"] == "weighted", single=o["single"])
+    ex = J.executor()
+    states = ex.map(crowd_start, J.shards(), ex.broadcast(cfg))
+    s = ex.sum(crowd_summary, states)
+    check_units(s, len(J.workers), o["single"])
+    fp = crowd_fixed_point(ex, states, cfg, o["tol"], o["max_iter"], o["progress"], s["active_worker"] > 0)
+    return crowd_result(J, ex, fp, cfg, s, o)
 
 # %% ../nbs/10_crowdtruth.ipynb #e1db3c3d
 def _dimred(x: str) -> str:

@@ -22,12 +22,15 @@ from scipy import sparse, optimize
 from scipy.special import logsumexp
 
 from .core import (Judgments, as_judgments, as_rng, check_choice, check_int, check_number, engine, kernel,
-                          progress_bar, _is_dask, _rows_msg)
+                          progress_bar, rows_msg)
+from .engine import Shard, Threads, split_units
 from .model_a import distinct_optima
 
 # %% auto #0
-__all__ = ['Counts', 'count_parameters', 'Patterns', 'as_patterns', 'ModelBParams', 'f_perm', 'best_permutation', 'random_model',
-           'EMResult', 'em', 'anneal', 'FitB', 'fit', 'ModelB']
+__all__ = ['Counts', 'count_parameters', 'Patterns', 'patterns_of', 'PatternState', 'shard_patterns', 'as_patterns',
+           'ModelBParams', 'f_perm', 'best_permutation', 'pattern_counts', 'vote_counts', 'pattern_loglik',
+           'pattern_size', 'random_model', 'EMResult', 'em_loop', 'em', 'anneal', 'FitB', 'fit', 'ModelB',
+           'pattern_posterior', 'pattern_labels']
 
 # %% ../nbs/31_model_b.ipynb #1755316c
 class Counts(NamedTuple):
@@ -160,24 +163,63 @@ def _from_counts(counts, n_annotators, values):
     return _from_codes(code[keep], cnt[keep], n_annotators, values, dedupe=False)
 
 # %% ../nbs/31_model_b.ipynb #df824741
-def _judgment_patterns(J: Judgments) -> Patterns:
-    "Patterns of judgments: label counts per (unit, worker), repeated labels (duplicates='count') counted."
-    several = np.flatnonzero(J.frame["labels"].map(len).to_numpy() > J.frame["count"].to_numpy())
-    if len(several):
-        raise ValueError(f"model B needs one label per judgment; judgments at {_rows_msg(several)} hold several labels")
-    rep = J.repeated_pairs()
-    if len(rep): raise ValueError(f"model B needs one judgment per (unit, worker); judgments at {_rows_msg(rep)} repeat a pair"
-                                  + ("; select one dimension first" if "dimension" in J.frame else ""))
-    rows, lab = J.label_codes()
-    it, an = J.unit_code[rows], J.worker_code[rows]
-    n, j, m, vals = J.n_units, J.n_workers, J.n_labels, np.asarray(J.labels)
+def patterns_of(
+    it,  # per label occurrence: its unit (0 .. n_units - 1)
+    an,  # per label occurrence: its worker code
+    lab,  # per label occurrence: its label code
+    n_units: int,  # number of units (items)
+    n_workers: int,  # number of workers (annotators) J
+    labels,  # the label set, in code order
+    one_each: bool,  # every judgment holds exactly one label
+) -> Patterns:
+    "Low-level: the patterns of coded judgments, one item per unit; repeated labels (duplicates='count') counted."
+    m, vals = len(labels), np.asarray(labels)
     # one label each, few workers: a code matrix with its rows deduplicated (with many workers nearly every row is
     # distinct, and sorting the rows costs more than it saves: then every unit keeps its own row)
-    if len(rows) == J.n_judgments and n * j <= _DENSE_LIMIT and j <= 32:
-        code = np.full((n, j), -1, np.int64); code[it, an] = lab
-        return _from_codes(code, None, j, vals)
-    onehot = sparse.csr_matrix((np.ones(len(it)), (it, an * m + lab)), shape=(n, j * m))   # repeats add up: counts
-    return Patterns(onehot, np.ones(n), j, vals, np.arange(n), None)
+    if one_each and n_units * n_workers <= _DENSE_LIMIT and n_workers <= 32:
+        code = np.full((n_units, n_workers), -1, np.int64)
+        code[it, an] = lab
+        return _from_codes(code, None, n_workers, vals)
+    onehot = sparse.csr_matrix((np.ones(len(it)), (it, an * m + lab)), shape=(n_units, n_workers * m))   # repeats add up
+    return Patterns(onehot, np.ones(n_units), n_workers, vals, np.arange(n_units), None)
+
+# %% ../nbs/31_model_b.ipynb #cdcaf109
+@dataclass
+class PatternState:
+    "One shard of units for model B: its distinct answer patterns, its units (the patterns' items), their votes."
+    p: Patterns | None               # None when the shard holds no judgment
+    units: pd.Index | None = None    # the items' ids, in item order
+    votes: np.ndarray | None = None  # patterns x values: how many annotators gave each value
+
+# %% ../nbs/31_model_b.ipynb #0df9e1da
+def shard_patterns(
+    shard: Shard,  # one shard of judgments (`crowdnb.engine.Shard`)
+    n_workers: int,  # every worker: the global worker codes index them
+    labels,  # the label set, in code order
+) -> PatternState:
+    "A shard's patterns; a judgment with several labels or a repeated (unit, worker) pair is an error naming both."
+    if shard.several is not None:
+        u, w = shard.several
+        raise ValueError(f"model B needs one label per judgment; the judgment of unit {u!r} by worker {w!r} holds several")
+    if shard.repeated is not None:
+        u, w = shard.repeated
+        raise ValueError(f"model B needs one judgment per (unit, worker); unit {u!r} and worker {w!r} repeat"
+                         + ("; select one dimension first" if shard.dimension else ""))
+    if shard.n_units == 0: return PatternState(None, shard.units)
+    p = patterns_of(shard.unit_code[shard.rows], shard.worker_code[shard.rows], shard.lab, shard.n_units, n_workers,
+                    labels, len(shard.rows) == shard.n_judgments)
+    return PatternState(p, shard.units, p.votes())
+
+# %% ../nbs/31_model_b.ipynb #5a3606c8
+def _judgment_patterns(J: Judgments) -> Patterns:
+    "Patterns of in-memory judgments, one item per unit; the errors name the rows."
+    several = np.flatnonzero(J.frame["labels"].map(len).to_numpy() > J.frame["count"].to_numpy())
+    if len(several):
+        raise ValueError(f"model B needs one label per judgment; judgments at {rows_msg(several)} hold several labels")
+    rep = J.repeated_pairs()
+    if len(rep): raise ValueError(f"model B needs one judgment per (unit, worker); judgments at {rows_msg(rep)} repeat a pair"
+                                  + ("; select one dimension first" if "dimension" in J.frame else ""))
+    return shard_patterns(split_units(J)[0], J.n_workers, J.labels).p
 
 # %% ../nbs/31_model_b.ipynb #25cdf28a
 @delegates(as_judgments, but=["data", "labels"])
@@ -463,13 +505,17 @@ def _m_finish(g, n, prior_gamma=0.0, prior_lam=0.0):
     return G, L
 
 # %% ../nbs/31_model_b.ipynb #edd38b11
-def _m_batch(p, W, prior_gamma=0.0, prior_lam=0.0):
-    "γ (S, M) and Λ (S, J, M, M) of S starts from their count-weighted posteriors W (patterns, S, M) (eqs. 48 corrected, 50)."
+def _counts_b(p, W):
+    "Expected counts g (S, M) and n (S, J, M, M) from count-weighted posteriors W (patterns, S, M)."
     P, S, M = W.shape
     J = p.n_annotators
     g = (np.ones(P) @ W.reshape(P, S * M)).reshape(S, M)                # one pass (a sum over axis 0 walks rows)
     n = (p.mat_t @ W.reshape(P, S * M)).reshape(J, M, S, M).transpose(2, 0, 3, 1)   # s, x, ψ, v
-    return _m_finish(g, n, prior_gamma, prior_lam)
+    return g, n
+
+def _m_batch(p, W, prior_gamma=0.0, prior_lam=0.0):
+    "γ (S, M) and Λ (S, J, M, M) of S starts from their count-weighted posteriors W (patterns, S, M) (eqs. 48 corrected, 50)."
+    return _m_finish(*_counts_b(p, W), prior_gamma, prior_lam)
 
 # %% ../nbs/31_model_b.ipynb #8362e8ef
 def _log_prior_b(G, L, prior_gamma, prior_lam):
@@ -571,6 +617,43 @@ def _loglik_b(p, G, L):
     "log L (S,) of S parameter sets: one `_sweep` when it pays, else the numpy E step."
     return _fused(p, G, L)[2] if _fused_ok(p, len(G)) else _e_batch(p, G, L)[1]
 
+# %% ../nbs/31_model_b.ipynb #f745a1b5
+def pattern_counts(
+    st: PatternState,  # a shard's patterns
+    G,  # γ of S starts (S, M)
+    L,  # Λ of S starts (S, J, M, M)
+    eps: float = 0.0,  # smoothing of eq. 52 (0: plain EM)
+) -> dict:
+    "One shard's E step at S parameter sets: expected counts g (S, M) and n (S, J, M, M), and log L (S,)."
+    (S, M), J = G.shape, L.shape[1]
+    if st.p is None: return dict(g=np.zeros((S, M)), n=np.zeros((S, J, M, M)), ll=np.zeros(S))
+    if _fused_ok(st.p, S, eps):
+        g, n, ll, _ = _fused(st.p, G, L)
+        return dict(g=g, n=n, ll=ll)
+    W, ll = _e_batch(st.p, G, L, eps, st.votes)
+    g, n = _counts_b(st.p, W)
+    return dict(g=g, n=n, ll=ll)
+
+# %% ../nbs/31_model_b.ipynb #4538cbca
+def vote_counts(
+    st: PatternState,  # a shard's patterns
+    n_workers: int,  # J
+    n_values: int,  # M
+) -> dict:
+    "One shard's expected counts with the vote shares as the posterior (EM's 'vote' start)."
+    if st.p is None: return dict(g=np.zeros((1, n_values)), n=np.zeros((1, n_workers, n_values, n_values)))
+    post = st.votes / st.votes.sum(1, keepdims=True)
+    g, n = _counts_b(st.p, (post * st.p.counts[:, None])[:, None, :])
+    return dict(g=g, n=n)
+
+def pattern_loglik(st: PatternState, G, L) -> dict:
+    "One shard's log L (S,) at S parameter sets."
+    return dict(ll=np.zeros(len(G)) if st.p is None else _loglik_b(st.p, G, L))
+
+def pattern_size(st: PatternState) -> dict:
+    "One shard's number of distinct patterns."
+    return dict(patterns=0 if st.p is None else st.p.n_patterns)
+
 # %% ../nbs/31_model_b.ipynb #14b06436
 def random_model(
     n_annotators: int,  # number of annotators J
@@ -605,7 +688,7 @@ _POOL = []
 
 def _one_thread(p):
     "BLAS on one thread for a small dense pattern matrix (threads only cost there, badly on a busy machine); a no-op without threadpoolctl."
-    if sparse.issparse(p.mat) or p.mat.size > 200_000: return contextlib.nullcontext()
+    if p is None or sparse.issparse(p.mat) or p.mat.size > 200_000: return contextlib.nullcontext()
     try: from threadpoolctl import ThreadpoolController
     except ImportError: return contextlib.nullcontext()
     if not _POOL: _POOL.append(ThreadpoolController())   # built once: inspecting the loaded libraries takes a millisecond
@@ -744,27 +827,36 @@ def _em_loop_compiled(p, G, L, tol, max_iter, accelerate, prior_gamma, prior_lam
     return out_G, out_L, n_it, conv, hist.tolist()
 
 # %% ../nbs/31_model_b.ipynb #530046a2
-def _em_loop(p, G, L, eps=0.0, votes=None, tol=1e-10, max_iter=100_000, accelerate=False, prior_gamma=0.0,
-             prior_lam=0.0, history=False, done=None):
-    "Low-level: EM (SQUAREM when `accelerate`) from S starts at once, each stopping on its own: γ, Λ, iterations, convergence, history."
+def em_loop(
+    ex,  # the executor (`crowdnb.engine.Threads`, `crowdnb.dask.DaskExecutor`)
+    states: list,  # the shards' `PatternState`s, as the executor holds them
+    G,  # γ of S starts (S, M)
+    L,  # Λ of S starts (S, J, M, M)
+    eps: float = 0.0,  # smoothing of eq. 52 (0: plain EM)
+    tol: float = 1e-10,  # a start stops when no parameter moves by more than `tol`
+    max_iter: int = 100_000,  # iteration cap per start
+    accelerate: bool = False,  # SQUAREM (only when eps = 0)
+    prior_gamma=0.0,  # Dirichlet pseudo-counts on γ
+    prior_lam=0.0,  # Dirichlet pseudo-counts on Λ
+    history: bool = False,  # keep the first start's log L per iteration
+    done=None,  # called with the number of starts that stopped (a progress bar's update)
+) -> tuple:
+    "Low-level: EM (SQUAREM when `accelerate`) from S starts at once over the shards: γ, Λ, iterations, convergence, history."
     S, M = G.shape
     G, L = np.array(G, float), np.array(L, float)
     out_G, out_L, n_it, conv = G.copy(), L.copy(), np.zeros(S, np.int64), np.zeros(S, bool)
     act, it, amax, hist = np.arange(S), np.zeros(S, np.int64), np.ones(S), []
     accelerate = accelerate and eps == 0
     if not (np.any(prior_gamma) or np.any(prior_lam)): prior_gamma = prior_lam = None
-    if _compiled_ok(p, eps, prior_gamma, prior_lam, history, max_iter):   # small pattern sets with numba: compiled loops
-        return _em_loop_compiled(p, G, L, tol, max_iter, accelerate, prior_gamma, prior_lam, history, done)
-    lp = lambda G, L: _log_prior_b(G, L, prior_gamma, prior_lam)
-    fused = _fused_ok(p, S, eps)          # large pattern sets with numba: one streaming pass per step
+    one = _held_patterns(ex, states)
+    if one is not None and _compiled_ok(one, eps, prior_gamma, prior_lam, history, max_iter):   # small, numba: compiled
+        return _em_loop_compiled(one, G, L, tol, max_iter, accelerate, prior_gamma, prior_lam, history, done)
     def step(G, L):
-        if fused:
-            g, n, ll, _ = _fused(p, G, L)
-            return _m_finish(g, n, prior_gamma, prior_lam), ll + lp(G, L)
-        W, ll = _e_batch(p, G, L, eps, votes)
-        return _m_batch(p, W, prior_gamma, prior_lam), ll + lp(G, L)
+        s = ex.sum(pattern_counts, states, G, L, eps)
+        return _m_finish(s["g"], s["n"], prior_gamma, prior_lam), s["ll"] + _log_prior_b(G, L, prior_gamma, prior_lam)
     while len(act):
-        (G1, L1), ll0 = step(G, L); it += 1
+        (G1, L1), ll0 = step(G, L)
+        it += 1
         if history: hist.append(ll0[0])
         if accelerate:   # SQUAREM, kept monotone: an extrapolation is kept only when it is as good as one EM step
             G1, L1 = _squarem_cycle(step, G, L, G1, L1, amax, it)
@@ -777,6 +869,19 @@ def _em_loop(p, G, L, eps=0.0, votes=None, tol=1e-10, max_iter=100_000, accelera
             if done is not None: done(len(k))
             act, G, L, it, amax = act[~stop], G[~stop], L[~stop], it[~stop], amax[~stop]
     return out_G, out_L, n_it, conv, hist
+
+# %% ../nbs/31_model_b.ipynb #52049f51
+def _held_patterns(ex, states) -> Patterns | None:
+    "The patterns when they are one shard held in this process (what the compiled loop and annealing need), else None."
+    held = ex.local(states)
+    return held[0].p if held is not None and len(held) == 1 else None
+
+def _em_loop(p, G, L, eps=0.0, votes=None, tol=1e-10, max_iter=100_000, accelerate=False, prior_gamma=0.0,
+             prior_lam=0.0, history=False, done=None):
+    "`em_loop` on one pattern set held here (`votes`: its vote counts, needed when eps > 0)."
+    votes = p.votes() if votes is None and eps > 0 else votes
+    return em_loop(Threads(1), [PatternState(p, None, votes)], G, L, eps, tol, max_iter, accelerate, prior_gamma,
+                   prior_lam, history, done)
 
 # %% ../nbs/31_model_b.ipynb #f2f4c9b5
 def _em_init(p, init, votes, prior_gamma, prior_lam):
@@ -919,23 +1024,24 @@ def anneal(
     return EMResult(start, lp, np.array([lp]), res.nit, bool(res.success), _items(p, post, g))
 
 # %% ../nbs/31_model_b.ipynb #cd25b5f0
-def _em_starts(p, starts, method, eps, tol, max_iter, accelerate, prior_gamma, prior_lam, bar):
-    "EM (or the smoothed schedule) from every start, a block of starts at a time: log L (+ log prior), models, iterations, convergence."
-    votes = p.votes()
-    G = np.stack([_m_step(p, votes / votes.sum(1, keepdims=True), prior_gamma, prior_lam)[0] if isinstance(s, str) else s.gamma
-                  for s in starts])
-    L = np.stack([_m_step(p, votes / votes.sum(1, keepdims=True), prior_gamma, prior_lam)[1] if isinstance(s, str) else s.lam
-                  for s in starts])
-    block = max(1, 1_000_000 // (p.n_patterns * p.n_values))     # starts per block: bounded memory on large data
+def _em_starts(ex, states, starts, n_workers, values, method, eps, tol, max_iter, accelerate, prior_gamma, prior_lam, bar):
+    "EM (or the smoothed schedule) from every start over the shards, a block of starts at a time: log L (+ log prior), models, iterations, convergence."
+    M = len(values)
+    if any(isinstance(s, str) for s in starts):
+        v = ex.sum(vote_counts, states, n_workers, M)
+        g0, l0 = _m_finish(v["g"], v["n"], prior_gamma, prior_lam)
+    G = np.stack([g0[0] if isinstance(s, str) else s.gamma for s in starts])
+    L = np.stack([l0[0] if isinstance(s, str) else s.lam for s in starts])
+    block = max(1, 1_000_000 // (max(ex.sum(pattern_size, states)["patterns"], 1) * M))   # bounded memory on large data
     kw = dict(tol=tol, max_iter=max_iter, prior_gamma=prior_gamma, prior_lam=prior_lam)
     out = []
-    with _one_thread(p):
+    with _one_thread(_held_patterns(ex, states)):
         for b in range(0, len(starts), block):
             g, l = G[b:b + block], L[b:b + block]
-            if method == "smoothed": g, l = _em_loop(p, g, l, eps=eps, votes=votes, **kw)[:2]
-            g, l, n_it, conv, _ = _em_loop(p, g, l, accelerate=accelerate, done=bar.update, **kw)
-            ll = _loglik_b(p, g, l) + _log_prior_b(g, l, prior_gamma, prior_lam)
-            out += [(float(ll[s]), ModelBParams(g[s], l[s], p.values), int(n_it[s]), bool(conv[s])) for s in range(len(g))]
+            if method == "smoothed": g, l = em_loop(ex, states, g, l, eps=eps, **kw)[:2]
+            g, l, n_it, conv, _ = em_loop(ex, states, g, l, accelerate=accelerate, done=bar.update, **kw)
+            ll = ex.sum(pattern_loglik, states, g, l)["ll"] + _log_prior_b(g, l, prior_gamma, prior_lam)
+            out += [(float(ll[s]), ModelBParams(g[s], l[s], values), int(n_it[s]), bool(conv[s])) for s in range(len(g))]
     return out
 
 # %% ../nbs/31_model_b.ipynb #62868eef
@@ -959,18 +1065,23 @@ def _smoothed(p, start, eps, tol, max_iter, accelerate=False, **kw):
     return em(p, init=first.model, eps=0.0, tol=tol, max_iter=max_iter, accelerate=accelerate, **kw)
 
 # %% ../nbs/31_model_b.ipynb #bd133fd7
-def _fit_runs(p, method, n_starts, init, rng, progress, eps, tol, max_iter, accelerate, anneal_kw, kw):
-    "(log L, model) and (iterations, convergence) of every start of `fit`."
+def _fit_runs(ex, states, n_workers, values, method, n_starts, init, rng, progress, eps, tol, max_iter, accelerate,
+              anneal_kw, kw):
+    "(log L, model) and (iterations, convergence) of every start of `fit`, over the shards."
     runs, iters = [], []
     if method == "anneal":
+        p = _held_patterns(ex, states)
+        if p is None: raise NotImplementedError("method='anneal' is in-memory only (dual annealing evaluates log L "
+                                                "thousands of times); use method='em' or 'smoothed', with n_starts")
         for s in progress_bar(range(n_starts), show=progress, desc="model B anneal"):
             r = anneal(p, seed=rng, **kw, **(anneal_kw or {}))
             runs.append((r.log_lik, r.model)); iters.append((r.n_iter, r.converged))
     else:   # the starts in the order of the random stream, then run side by side
-        starts = ["vote" if s == 0 and init == "vote" else random_model(p.n_annotators, p.n_values, seed=rng, labels=p.values)
+        starts = ["vote" if s == 0 and init == "vote" else random_model(n_workers, len(values), seed=rng, labels=values)
                   for s in range(n_starts)]
         with progress_bar(show=progress, total=n_starts, desc=f"model B {method}") as bar:
-            for ll, model, n_it, conv in _em_starts(p, starts, method, eps, tol, max_iter, accelerate, bar=bar, **kw):
+            for ll, model, n_it, conv in _em_starts(ex, states, starts, n_workers, values, method, eps, tol, max_iter,
+                                                    accelerate, bar=bar, **kw):
                 runs.append((ll, model)); iters.append((n_it, conv))
     return runs, iters
 
@@ -998,13 +1109,24 @@ def fit(
     **kwargs,  # input options of `as_judgments` when `data` is a long table or a CSV path
 ) -> FitB:
     "Low-level: ML (or MAP with Dirichlet pseudo-counts) fits of model B from `n_starts` starts, with every distinct optimum."
-    check_choice("method", method, ("em", "smoothed", "anneal")); check_choice("init", init, ("random", "vote"))
+    p = as_patterns(data, missing, labels, n_annotators, **kwargs)
+    return _fit_states(Threads(1), [PatternState(p, None, p.votes())], p.n_annotators, p.values, method, n_starts,
+                       eps, seed, progress, prior_gamma, prior_lam, tol, max_iter, atol, accelerate, anneal_kw, init,
+                       workers)
+
+# %% ../nbs/31_model_b.ipynb #e269ba4e
+def _fit_states(ex, states, n_workers, values, method="smoothed", n_starts=20, eps=0.1, seed=None, progress=None,
+                prior_gamma=0.0, prior_lam=0.0, tol=1e-10, max_iter=100_000, atol=1e-3, accelerate=False, anneal_kw=None,
+                init="random", workers=None) -> FitB:
+    "`fit` over the shards' pattern states on an executor (its options checked here)."
+    check_choice("method", method, ("em", "smoothed", "anneal"))
+    check_choice("init", init, ("random", "vote"))
     n_starts, max_iter = check_int("n_starts", n_starts), check_int("max_iter", max_iter)
     eps, tol, atol = check_number("eps", eps, low=0), check_number("tol", tol, low=0), check_number("atol", atol, low=0)
     rng = as_rng(seed)
-    p = as_patterns(data, missing, labels, n_annotators, **kwargs)
     kw = dict(prior_gamma=prior_gamma, prior_lam=prior_lam)
-    runs, iters = _fit_runs(p, method, n_starts, init, rng, progress, eps, tol, max_iter, accelerate, anneal_kw, kw)
+    runs, iters = _fit_runs(ex, states, n_workers, np.asarray(values), method, n_starts, init, rng, progress, eps, tol,
+                            max_iter, accelerate, anneal_kw, kw)
     table, models = _optima(runs, atol, workers)
     n_iter, converged = np.array(iters).T
     return FitB(table, models, pd.DataFrame({"log_lik": [r[0] for r in runs], "n_iter": n_iter.astype(int),
@@ -1045,38 +1167,35 @@ class ModelB:
 @patch
 @delegates(as_judgments, but=["data"])
 def fit(self: ModelB,
-        data,  # judgments: a `Judgments`, a long DataFrame or a CSV path (options as in `as_judgments`)
+        data,  # judgments: a `Judgments`, a long DataFrame, a CSV path or a dask DataFrame (options as in `as_judgments`)
         **kwargs):
     "Fit model B by EM (or the smoothed schedule, or annealing) from `n_starts` starts; the fitted estimator."
-    if _is_dask(data):                  # a dask DataFrame: the same EM on the cluster (crowdnb.dask)
-        from crowdnb.dask import model_b_fit
-        return model_b_fit(data, estimator=self, **kwargs)
     J = as_judgments(data, **kwargs)
-    p = _judgment_patterns(J)
-    if J.n_workers < 2:
+    if isinstance(J, Judgments): _judgment_patterns(J)          # in memory: errors name the rows
+    if len(J.workers) < 2:
         warnings.warn(f"model B on one worker ({J.workers[0]!r}): its answers become the truth, θ = 1 by construction")
-    if J.n_labels < 2:
+    if len(J.labels) < 2:
         warnings.warn(f"model B on one label ({J.labels[0]!r}): every unit gets it with probability 1 and θ = 1; "
                       "declare labels=[...] if other labels were possible")
-    res = fit(p, method=self.method, n_starts=self.n_starts, eps=self.eps, seed=self.seed, progress=self.progress,
-              prior_gamma=self.prior_gamma, prior_lam=self.prior_lam, tol=self.tol, max_iter=self.max_iter,
-              atol=self.atol, accelerate=self.accelerate, anneal_kw=self.anneal_kw, init=self.init,
-              workers=J.workers)
-    return _set_fitted(self, res, p, J)
+    ex = J.executor()
+    states = ex.map(shard_patterns, J.shards(), len(J.workers), J.labels)
+    res = _fit_states(ex, states, len(J.workers), J.labels, self.method, self.n_starts, self.eps, self.seed,
+                      self.progress, self.prior_gamma, self.prior_lam, self.tol, self.max_iter, self.atol,
+                      self.accelerate, self.anneal_kw, self.init, J.workers)
+    return _set_fitted(self, res, ex, states, J)
 
 # %% ../nbs/31_model_b.ipynb #aa52d318
-def _set_fitted(est, res, p, J):
-    "Store the fitted attributes of `est` (a `ModelB`) from the low-level result `res` on the patterns `p` of `J`."
+def _set_fitted(est, res, ex, states, J):
+    "Store the fitted attributes of `est` (a `ModelB`) from the low-level result `res` over the shards `states` of `J`."
     models = [m.permute(best_permutation(m)) if est.relabel else m for m in res.models]
-    best, labels, workers, units = models[0], J.labels, J.workers, J.units
+    best, labels, workers = models[0], J.labels, J.workers
     est.params_ = best
     est.gamma_ = pd.Series(best.gamma, index=labels, name="gamma")
     est.confusion_ = pd.DataFrame(best.lam.reshape(-1, len(labels)), columns=pd.Index(labels, name="observed"),
                                   index=pd.MultiIndex.from_product([workers, labels], names=["worker", "true"]))
     est.theta_ = pd.Series(best.theta(), index=workers, name="theta")
-    post = best.posterior(p)
-    est.posterior_ = pd.DataFrame(post, index=units, columns=labels)
-    est.labels_ = pd.Series(labels[post.argmax(axis=1)], index=units, name="label")
+    est.posterior_ = ex.frame(pattern_posterior, states, best, labels)
+    est.labels_ = ex.frame(pattern_labels, states, best, labels)
     opt = res.optima
     est.optima_ = pd.concat([opt[["log_lik", "visits", "spread", "comment"]],
                              pd.DataFrame([m.gamma for m in models], columns=[f"γ[{v}]" for v in labels]),
@@ -1086,6 +1205,17 @@ def _set_fitted(est, res, p, J):
     top = res.runs.iloc[int(res.optima["run"].iloc[0])]
     est.log_lik_, est.n_iter_, est.converged_ = float(res.optima["log_lik"].iloc[0]), int(top.n_iter), bool(top.converged)
     return est
+
+# %% ../nbs/31_model_b.ipynb #50b2a99d
+def pattern_posterior(st: PatternState, model: ModelBParams, labels) -> pd.DataFrame:
+    "One shard's units x labels posterior P(true label | the unit's answers)."
+    post = np.zeros((0, len(labels))) if st.p is None else model.posterior(st.p)
+    return pd.DataFrame(post, index=st.units, columns=labels)
+
+def pattern_labels(st: PatternState, model: ModelBParams, labels) -> pd.Series:
+    "One shard's most probable label per unit."
+    post = pattern_posterior(st, model, labels)
+    return pd.Series(pd.Index(labels)[post.to_numpy().argmax(axis=1)], index=post.index, name="label")
 
 # %% ../nbs/31_model_b.ipynb #9b31cbdb
 @patch

@@ -16,7 +16,7 @@ from fastcore.meta import delegates
 from scipy import sparse
 
 from .core import as_judgments, check_choice, check_int, check_level, check_number, engine, kernel, progress_bar
-from .agreement import _delta2, _judgments, _scale, _single_label, UndefinedAgreement   # one definition of alpha's parts
+from .agreement import squared_distances, judgments_of, alpha_scale, single_label, UndefinedAgreement   # one definition of alpha's parts
 
 # %% auto #0
 __all__ = ['MAX_WORKERS', 'reliability_data', 'subset_codes', 'code_masks', 'subset_alphas', 'algorithm1_coefs',
@@ -25,7 +25,7 @@ __all__ = ['MAX_WORKERS', 'reliability_data', 'subset_codes', 'code_masks', 'sub
 # %% ../nbs/21_trust.ipynb #8e3be5b2
 def _values_table(j, level: str, what: str) -> pd.DataFrame:
     "Workers x units float table of the judgments' values at `level` (NaN = not judged)."
-    vals = _scale(j, level, what).astype(float)
+    vals = alpha_scale(j, level, what).astype(float)
     codes = j.label_matrix(missing=-1).T
     x = np.where(codes >= 0, vals[np.maximum(codes, 0)], np.nan)
     return pd.DataFrame(x, index=j.workers, columns=j.units)
@@ -39,7 +39,7 @@ def reliability_data(
 ) -> pd.DataFrame:
     "Workers x units table of the judged values (NaN where a worker did not judge a unit): Krippendorff's reliability data."
     check_level(level)
-    j = _single_label(_judgments(data, kwargs, "reliability_data"), "reliability_data")
+    j = single_label(judgments_of(data, kwargs, "reliability_data"), "reliability_data")
     return _values_table(j, level, "reliability_data")
 
 # %% ../nbs/21_trust.ipynb #4ca71235
@@ -65,7 +65,7 @@ def _alphas(C, m, level, values, D=None):
     "Alpha of B subsets from their per-unit value counts C (B, U, V) and numbers of ratings m (B, U)."
     if level == "ordinal":                                            # distances depend on each subset's totals
         O, n = _coincidences(C, m)
-        D = _delta2(values, n, level)
+        D = squared_distances(values, n, level)
         do, de = np.einsum("bvw,bvw->b", O, D), np.einsum("bv,bvw,bw->b", n, D, n)
     else:                                                             # D_o = Σ_u w_u C_u^T D C_u: no O needed
         B, U, V = C.shape
@@ -221,7 +221,7 @@ def _ordinal_kernel(
         for u in range(U):                                             # pass 1: pairable totals
             for l in range(nl):
                 if mL[u, l] + mH[b, u] == 1: n[l, sL[u, l] if mH[b, u] == 0 else sH[b, u]] -= 1.0
-        for l in range(nl):                                            # each subset's distances (as _delta2)
+        for l in range(nl):                                            # each subset's distances (as squared_distances)
             c[0] = n[l, 0]
             for v in range(1, V): c[v] = c[v - 1] + n[l, v]                  # cumulative totals
             for v in range(V):
@@ -279,10 +279,10 @@ def _subset_alphas(x, level, codes, chunk_mb=64, progress=None):
     if U == 0 or V < 2: return out
     show = progress if progress is not None else (None if len(codes) > 200_000 else False)   # None: auto
     if engine() == "numba":                                           # the compiled kernels, every level
-        D = np.zeros((V, V)) if level == "ordinal" else _delta2(values, None, level)
+        D = np.zeros((V, V)) if level == "ordinal" else squared_distances(values, None, level)
         with _blas_one_thread(): return _split_numba(X, D, chunk_mb, show, level == "ordinal")[codes]
     if level != "ordinal":                                            # fixed distances: the split by workers
-        with _blas_one_thread(): return _split_alphas(X, _delta2(values, None, level), chunk_mb, show)[codes]
+        with _blas_one_thread(): return _split_alphas(X, squared_distances(values, None, level), chunk_mb, show)[codes]
     D = None
     B = _chunk_rows(chunk_mb, k, U, V)
     starts = range(0, len(codes), B)
@@ -299,7 +299,7 @@ def _prepare(data, level, max_workers, chunk_mb, progress, kwargs, what):
     check_int("max_workers", max_workers, 2)
     check_number("chunk_mb", chunk_mb, low=0, low_open=True)
     check_choice("progress", progress, (None, True, False))
-    j = _single_label(_judgments(data, kwargs, what), what)
+    j = single_label(judgments_of(data, kwargs, what), what)
     _check_workers(j.n_workers, max_workers)
     return _values_table(j, level, what)
 

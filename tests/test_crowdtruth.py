@@ -60,7 +60,7 @@ def assert_parity(df, labels=None, sep=","):
             diffs[c] = float(np.abs(o[c].to_numpy() - r[c].reindex(o.index).to_numpy()).max())
     if labels is None: assert "aqs" not in ref["annotations"].columns     # the reference has no AQS for open tasks
     for ours_col, ref_col in (("uas", "unit_annotation_score"), ("uas_initial", "unit_annotation_score_initial")):
-        for unit, d in ours.units[ours_col].items():
+        for unit, d in ours.uas_dicts(initial=ours_col == "uas_initial").items():
             rd = dict(ref["units"].loc[unit, ref_col])
             assert set(d) == set(rd), (unit, d, rd)
             diffs[ours_col] = max(diffs.get(ours_col, 0.0), max(abs(d[k] - rd[k]) for k in d))
@@ -225,7 +225,8 @@ def test_tutorial_results(name):
         # passed to crowdnb as the placeholder '""' (crowdnb drops empty pieces)
         fix = lambda k: "" if k == '""' else k.encode("utf-8").decode("latin-1")
         for col in ("uas", "uas_initial"):
-            got_all = ours.units[col].set_axis(ours.units.index.map(str))
+            got_all = ours.uas_dicts(initial=col == "uas_initial")
+            got_all = got_all.set_axis(got_all.index.map(str))
             for unit, txt in t[col.replace("uas", "unit_annotation_score")].items():
                 d = eval(txt, {"Counter": collections.Counter})
                 got = {fix(k): v for k, v in got_all[unit].items()}
@@ -265,7 +266,7 @@ def test_single_judgment_units_kept_by_default():
         r = ct.run(pd.concat([sim.judgments, extra], ignore_index=True), labels=sim.labels)
     base = ct.run(sim.judgments, labels=sim.labels)
     assert np.isnan(r.workers.loc["newcomer", "wqs"]) and r.workers.loc["newcomer", "units"] == 1
-    assert r.units.loc[["lone1", "lone2"], "uqs"].isna().all() and r.units.loc["lone1", "uas"] == {}
+    assert r.units.loc[["lone1", "lone2"], "uqs"].isna().all() and r.uas_dicts().loc["lone1"] == {}
     np.testing.assert_allclose(r.workers["wqs"].drop("newcomer").to_numpy(), base.workers["wqs"].to_numpy(), atol=1e-15)
     np.testing.assert_allclose(r.annotations["aqs"].to_numpy(), base.annotations["aqs"].to_numpy(), atol=1e-15)
 

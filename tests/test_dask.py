@@ -1,5 +1,6 @@
-"""crowdnb.dask on a local cluster of two worker processes: every number equals the in-memory path on the same data
-(the independent source here) to 1e-10. Skipped when dask, distributed or pyarrow are not installed."""
+"""The methods on a dask DataFrame (crowdnb.dask's executor on a local cluster of two worker processes): every number
+equals the in-memory path on the same data (the independent source here) to 1e-10. The methods are written once
+(crowdnb.engine); these tests check that the executors agree. Skipped when dask, distributed or pyarrow are absent."""
 import warnings
 
 import numpy as np
@@ -57,8 +58,9 @@ def same_crowdtruth(a, b):
     u = b.units.compute().sort_index()
     assert list(u.index) == list(a.units.index)
     close(u[["uqs", "uqs_initial", "judgments"]], a.units[["uqs", "uqs_initial", "judgments"]])
-    for x, y in zip(u.uas, a.units.uas):
-        assert list(x) == list(y); close(list(x.values()), list(y.values()))
+    for x, y in zip(b.uas_dicts(), a.uas_dicts()):
+        assert list(x) == list(y)
+        close(list(x.values()), list(y.values()))
     close(b.uas.compute().sort_index(), a.uas)
     for k in ("wqs", "wwa", "wsa", "aqs"):
         close(b.trace[-1][k], a.trace[-1][k])
@@ -66,13 +68,13 @@ def same_crowdtruth(a, b):
 
 @pytest.mark.parametrize("kw", [dict(labels=["L0", "L1", "L2", "L3"], tol=1e-4),
                                 dict(labels=["L0", "L1", "L2", "L3"], reference=True),
-                                dict(single="drop", keep_index=True, tol=1e-4)], ids=["closed", "reference", "open-drop-keep"])
+                                dict(single="drop", tol=1e-4)], ids=["closed", "reference", "open-drop"])
 def test_crowdtruth_same_numbers(client, crowd, kw):
     df, _ = crowd
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")          # both paths warn about the unit with one judgment
-        a = crowdtruth.run(df, **{k: v for k, v in kw.items() if k != "keep_index"})
-        b = cd.crowdtruth_run(_ddf(df), **kw)
+        a = crowdtruth.run(df, **kw)
+        b = crowdtruth.run(_ddf(df), **kw)
     same_crowdtruth(a, b)
 
 
@@ -80,19 +82,19 @@ def test_crowdtruth_multi_label_and_own_columns(client):
     sim = simulate_crowd(n_units=50, n_workers=8, n_labels=4, workers_per_unit=4, multi_label=True, seed=2)
     df = sim.judgments.rename(columns={"unit": "sentence", "worker": "annotator", "label": "relations"})
     kw = dict(unit="sentence", worker="annotator", label="relations", sep="|", labels=sim.labels, tol=1e-4)
-    same_crowdtruth(crowdtruth.run(df, **kw), cd.crowdtruth_run(_ddf(df, 4), **kw))
+    same_crowdtruth(crowdtruth.run(df, **kw), crowdtruth.run(_ddf(df, 4), **kw))
 
 
 def test_crowdtruth_warnings_and_errors(client, crowd):
     df, _ = crowd
     with pytest.warns(UserWarning, match="1 unit.* with a single judgment"):
-        cd.crowdtruth_run(_ddf(df), max_iter=2, tol=1e-12)
+        crowdtruth.run(_ddf(df), max_iter=2, tol=1e-12)
     one = df[df.unit == "lone"]
     with pytest.raises(ValueError, match="every unit has a single judgment"):
-        cd.crowdtruth_run(_ddf(one, 1))
+        crowdtruth.run(_ddf(one, 1))
     twice = pd.concat([df, df.iloc[[3]]], ignore_index=True)       # a duplicate only the shuffle brings together
     with pytest.raises(ValueError, match="duplicate judgments .* e.g. unit="):
-        cd.crowdtruth_run(_ddf(twice, 2))
+        crowdtruth.run(_ddf(twice, 2))
 
 
 @pytest.mark.parametrize("kw", [dict(max_iter=30), dict(n_starts=2, init="random", seed=0, max_iter=12),
@@ -100,7 +102,7 @@ def test_crowdtruth_warnings_and_errors(client, crowd):
 def test_model_b_same_numbers(client, crowd, kw):
     df, _ = crowd
     kw = kw | dict(accelerate=False)             # plain EM: the same path step by step (SQUAREM: see below)
-    a, b = ModelB(**kw).fit(df), cd.model_b_fit(_ddf(df), **kw)
+    a, b = ModelB(**kw).fit(df), ModelB(**kw).fit(_ddf(df))
     assert (a.n_iter_, a.converged_) == (b.n_iter_, b.converged_)
     assert a.runs_.n_iter.tolist() == b.runs_.n_iter.tolist()
     close(a.log_lik_, b.log_lik_, EPS * abs(a.log_lik_))
@@ -119,7 +121,7 @@ def test_model_b_accelerated_same_optimum(crowd):
     df, _ = crowd
     a = ModelB(accelerate=True, tol=1e-12).fit(df)
     with dask.config.set(scheduler="threads"):                # many cheap iterations: dask's local scheduler
-        b = cd.model_b_fit(_ddf(df), accelerate=True, tol=1e-12)
+        b = ModelB(accelerate=True, tol=1e-12).fit(_ddf(df))
     for k in ("gamma_", "confusion_", "theta_"):
         close(getattr(a, k), getattr(b, k))
     close(b.posterior_.compute().sort_index(), a.posterior_, 1e-9)        # posteriors: steeper functions of (γ, Λ)
@@ -128,12 +130,10 @@ def test_model_b_accelerated_same_optimum(crowd):
 def test_model_b_errors(crowd):
     df, _ = crowd
     with pytest.raises(NotImplementedError, match="in-memory only"):
-        cd.model_b_fit(_ddf(df), method="anneal")
+        ModelB(method="anneal").fit(_ddf(df))
     per_q = pd.concat([df.assign(q="a"), df.assign(q="b")], ignore_index=True)
     with pytest.raises(ValueError, match="select one dimension first"):
-        cd.model_b_fit(_ddf(per_q), dimension="q", max_iter=2)
-    with pytest.raises(TypeError, match="estimator passed as estimator="):
-        cd.model_b_fit(_ddf(df), estimator=ModelB(), tol=1e-3)
+        ModelB(max_iter=2).fit(_ddf(per_q), dimension="q")
 
 
 def test_alpha_same_numbers(client, crowd):
@@ -141,16 +141,16 @@ def test_alpha_same_numbers(client, crowd):
     num = df.assign(label=df.label.str[1:].astype(int) + 1)
     words, numbers = cd.judgments(_ddf(df), labels=labels).persist(), cd.judgments(_ddf(num)).persist()
     for level in ("nominal", "ordinal"):
-        close(cd.krippendorff_alpha(words, level), agreement.krippendorff_alpha(df, level, labels=labels), 1e-12)
+        close(agreement.krippendorff_alpha(words, level), agreement.krippendorff_alpha(df, level, labels=labels), 1e-12)
     for level in ("interval", "ratio"):
-        close(cd.krippendorff_alpha(numbers, level), agreement.krippendorff_alpha(num, level), 1e-12)
+        close(agreement.krippendorff_alpha(numbers, level), agreement.krippendorff_alpha(num, level), 1e-12)
     close(agreement.krippendorff_alpha(_ddf(df), "ordinal", labels=labels),      # the front door dispatches
           agreement.krippendorff_alpha(df, "ordinal", labels=labels), 1e-12)
 
 
 def test_fleiss_same_numbers(client, crowd):
     df, _ = crowd
-    close(cd.fleiss_kappa(_ddf(df)), agreement.fleiss_kappa(df), 1e-12)
+    close(agreement.fleiss_kappa(_ddf(df)), agreement.fleiss_kappa(df), 1e-12)
     close(agreement.fleiss_kappa(_ddf(df, 5)), agreement.fleiss_kappa(df), 1e-12)
     with pytest.raises(NotImplementedError, match="in-memory only"):
         agreement.fleiss_kappa(_ddf(df), missing="gwet")
@@ -164,9 +164,9 @@ def test_parquet_folder(client, crowd, tmp_path):
     judged = dd.read_parquet(tmp_path)
     dj = cd.judgments(judged, labels=labels)
     assert list(dj.workers) == sorted(df.worker.unique()) and list(dj.labels) == labels
-    close(cd.krippendorff_alpha(dj), agreement.krippendorff_alpha(df, labels=labels), 1e-12)
+    close(agreement.krippendorff_alpha(dj), agreement.krippendorff_alpha(df, labels=labels), 1e-12)
     a = ModelB(accelerate=False, max_iter=20).fit(df, labels=labels)
-    b = cd.model_b_fit(judged, accelerate=False, max_iter=20, labels=labels)
+    b = ModelB(accelerate=False, max_iter=20).fit(judged, labels=labels)
     close(a.confusion_, b.confusion_)
 
 
@@ -187,7 +187,7 @@ def test_in_memory_tables_unaffected(crowd):
     assert np.isfinite(agreement.krippendorff_alpha(df)) and np.isfinite(agreement.fleiss_kappa(df))
 
 
-# ---- the entry points the lead wires up (crowdtruth.run and ModelB.fit hand a dask DataFrame to crowdnb.dask)
+# ---- the front doors read a dask DataFrame themselves
 def test_crowdtruth_run_entry_point(client, crowd):
     df, labels = crowd
     with warnings.catch_warnings():
@@ -207,5 +207,16 @@ def test_two_analyses_on_one_cluster_keep_their_own_options(client, crowd):
     df, labels = crowd
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        cd.crowdtruth_run(_ddf(df), max_iter=3)                               # open-ended first
-        same_crowdtruth(crowdtruth.run(df, labels=labels), cd.crowdtruth_run(_ddf(df), labels=labels))   # then closed
+        crowdtruth.run(_ddf(df), max_iter=3)                               # open-ended first
+        same_crowdtruth(crowdtruth.run(df, labels=labels), crowdtruth.run(_ddf(df), labels=labels))   # then closed
+
+
+def test_dask_judgments_through_the_front_door(client, crowd):
+    "as_judgments reads a dask DataFrame into DaskJudgments (and passes them through); the executor is Dask's."
+    from crowdnb.core import as_judgments
+    df, labels = crowd
+    dj = as_judgments(_ddf(df), labels=labels)
+    assert type(dj).__name__ == "DaskJudgments" and as_judgments(dj) is dj
+    assert type(dj.executor()).__name__ == "DaskExecutor"
+    with pytest.raises(TypeError, match="already validated"):
+        as_judgments(dj, sep="|")
