@@ -24,11 +24,11 @@ from .engine import Shard, ShardJudgments, Threads, split_units
 
 # %% auto #0
 __all__ = ['TINY', 'wcos', 'CrowdIndex', 'pair_wcos', 'sent_vec', 'sqs', 'wsa', 'wwa', 'wqs', 'p_given', 'pair_slots',
-           'rqs_triples', 'triple_sums', 'rqs_from_triples', 'rqs', 'srs', 'FixedPoint', 'step_sums', 'CrowdState',
-           'crowd_counts', 'crowd_start', 'crowd_summary', 'crowd_keys', 'crowd_place', 'crowd_step', 'crowd_update',
-           'crowd_fixed_point', 'fixed_point', 'CrowdTruthResult', 'crowd_cells', 'crowd_uas', 'check_pairs',
-           'check_units', 'crowd_units', 'crowd_tables', 'crowd_result', 'crowd_release', 'run', 'tutorial_run',
-           'tutorial_stored']
+           'split_keys', 'rqs_triples', 'triple_sums', 'rqs_from_triples', 'rqs', 'srs', 'FixedPoint', 'step_sums',
+           'CrowdState', 'crowd_counts', 'crowd_start', 'crowd_summary', 'crowd_keys', 'crowd_place', 'crowd_step',
+           'crowd_update', 'crowd_fixed_point', 'fixed_point', 'CrowdTruthResult', 'crowd_cells', 'crowd_uas',
+           'check_pairs', 'check_units', 'crowd_units', 'crowd_tables', 'crowd_result', 'crowd_release', 'run',
+           'tutorial_run', 'tutorial_stored']
 
 # %% ../nbs/10_crowdtruth.ipynb #3ea8d733
 TINY = 1e-8  # the reference package's SMALL_NUMBER_CONST: its floor for denominators and for RQS
@@ -378,20 +378,31 @@ def p_given(
 def pair_slots(
     ix: CrowdIndex,  # the crowd's (or one shard's) sparse structure
 ) -> dict:
-    "Every (entry (j, s, r), co-worker i on s) pair: its triple key (r W + j) W + i and X_r(i, s), grouped by entry."
+    "Every (entry (j, s, r), co-worker i on s) pair: its triple key (r W + j) W + i and X_r(i, s); entries in (r, j) order."
     W, L = ix.n_workers, ix.n_labels
-    first = (np.cumsum(ix.n_per_unit) - ix.n_per_unit)[ix.e_unit]      # first judgment of each entry's unit
-    cnt = ix.n_per_unit[ix.e_unit] - 1                                   # its co-workers
+    order = np.lexsort((ix.e_unit, ix.e_worker, ix.e_lab))           # a triple's pairs close together: cache-friendly
+    e_unit, e_pos, e_lab = ix.e_unit[order], ix.e_pos[order], ix.e_lab[order]
+    first = (np.cumsum(ix.n_per_unit) - ix.n_per_unit)[e_unit]       # first judgment of each entry's unit
+    cnt = ix.n_per_unit[e_unit] - 1                                   # its co-workers
     entry = np.repeat(np.arange(len(cnt)), cnt)
     k = np.arange(len(entry)) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-    co = first[entry] + k + (k >= (ix.e_pos - first)[entry])            # skip the entry's own judgment
-    r = ix.e_lab[entry]
-    key = (r * W + ix.e_worker[entry]) * W + ix.worker[co]
-    ekey, q = ix.e_pos * L + ix.e_lab, co * L + r                        # entries are sorted by position, annotation
+    co = first[entry] + k + (k >= (e_pos - first)[entry])            # skip the entry's own judgment
+    r = e_lab[entry]
+    key = (r * W + ix.e_worker[order][entry]) * W + ix.worker[co]
+    ekey, q = ix.e_pos * L + ix.e_lab, co * L + r                     # entries are sorted by position, annotation
     at = np.minimum(np.searchsorted(ekey, q), max(len(ekey) - 1, 0))
-    return dict(eoff=np.r_[0, np.cumsum(cnt)], key=key, x=np.where(ekey[at] == q, ix.e_val[at], 0.0))
+    return dict(order=order, eoff=np.r_[0, np.cumsum(cnt)], key=key, x=np.where(ekey[at] == q, ix.e_val[at], 0.0))
 
-# %% ../nbs/10_crowdtruth.ipynb #16e02900
+# %% ../nbs/10_crowdtruth.ipynb #1374365b
+def split_keys(
+    keys,  # triple keys (r W + j) W + i
+    n_workers: int,  # W
+) -> tuple:
+    "(r, j, i) of each triple key."
+    W = n_workers
+    return keys // (W * W), keys // W % W, keys % W
+
+# %% ../nbs/10_crowdtruth.ipynb #c8124aa6
 def rqs_triples(
     ix: CrowdIndex,  # the crowd's (or one shard's) sparse structure
 ) -> dict:
@@ -401,10 +412,10 @@ def rqs_triples(
         keys, slot = np.unique(p["key"], return_inverse=True)
         x = p["x"]
         return dict(keys=keys, slot=slot.astype(np.int32 if len(keys) < 2**31 else np.int64), eoff=p["eoff"],
-                    x=x.astype(np.float32) if (x == x.astype(np.float32)).all() else x)
+                    order=p["order"], x=x.astype(np.float32) if (x == x.astype(np.float32)).all() else x)
     return ix._once("rqs_triples", make)
 
-# %% ../nbs/10_crowdtruth.ipynb #32ab9bbe
+# %% ../nbs/10_crowdtruth.ipynb #b7141a52
 @kernel
 def _triple_kernel(eoff, slot, x, y, num, den):
     "Low-level (numba): per triple, the sum of y over its pairs (den) and of y x (num); pairs grouped by entry."
@@ -414,14 +425,15 @@ def _triple_kernel(eoff, slot, x, y, num, den):
             den[slot[q]] += yt
             num[slot[q]] += yt * x[q]
 
-# %% ../nbs/10_crowdtruth.ipynb #aa932850
+# %% ../nbs/10_crowdtruth.ipynb #6cda725c
 def triple_sums(
     ix: CrowdIndex,  # the crowd's (or one shard's) sparse structure
     sqs,  # SQS per unit
 ) -> tuple[np.ndarray, np.ndarray]:
     "Per triple of `rqs_triples`: the numerator and denominator of P_r(i|j), summed over the index's units."
     t = rqs_triples(ix)
-    y = np.asarray(sqs, float)[ix.e_unit] * ix.e_val                   # SQS(s) WorkVec(j, s)(r) per entry
+    o = t["order"]
+    y = np.asarray(sqs, float)[ix.e_unit[o]] * ix.e_val[o]             # SQS(s) WorkVec(j, s)(r) per entry
     T = len(t["keys"])
     if engine() == "numba":
         num, den = np.zeros(T), np.zeros(T)
@@ -430,9 +442,9 @@ def triple_sums(
     yp = np.repeat(y, np.diff(t["eoff"]))
     return np.bincount(t["slot"], yp * t["x"], minlength=T), np.bincount(t["slot"], yp, minlength=T)
 
-# %% ../nbs/10_crowdtruth.ipynb #22ed8d06
+# %% ../nbs/10_crowdtruth.ipynb #17079871
 def rqs_from_triples(
-    keys,  # triple keys (r W + j) W + i, sorted (`rqs_triples`)
+    triples: tuple,  # (r, j, i) of each triple (`split_keys` of the sorted keys of `rqs_triples`)
     num,  # per triple: numerator of P_r(i|j), summed over units (or over shards of units)
     den,  # per triple: its denominator
     wqs,  # WQS per worker
@@ -441,9 +453,8 @@ def rqs_from_triples(
     clamp: float = 0.0,  # the reference's floor for the denominator (`TINY`); 0: divide whenever positive
 ) -> np.ndarray:
     "Low-level: RQS per annotation, the WQS-weighted mean of the defined P_r(i|j) = num / den."
+    r, j, i = triples
     wqs = np.asarray(wqs, float)
-    W = len(wqs)
-    r, j, i = keys // (W * W), keys // W % W, keys % W
     ok = den != 0
     ww = wqs[j] * wqs[i]
     num_r = np.bincount(r, ww * np.divide(num, den, out=np.zeros(len(den)), where=ok), minlength=n_labels)
@@ -451,7 +462,7 @@ def rqs_from_triples(
     good = den_r > clamp                                               # reference: den <= 1e-8 gives the floor
     return np.maximum(np.where(good, num_r / np.where(good, den_r, 1.0), floor), floor)
 
-# %% ../nbs/10_crowdtruth.ipynb #bdda885a
+# %% ../nbs/10_crowdtruth.ipynb #e05a596a
 def rqs(
     ix: CrowdIndex,  # the crowd's sparse structure
     sqs,  # SQS per unit
@@ -460,7 +471,8 @@ def rqs(
     clamp: float = 0.0,  # the reference's floor for the denominator (`TINY`); 0: divide whenever positive
 ) -> np.ndarray:
     "Low-level (a `CrowdIndex`, score arrays): RQS (AQS) per annotation, the WQS-weighted mean of P_r(i|j) over ordered worker pairs i != j where it is defined."
-    return rqs_from_triples(rqs_triples(ix)["keys"], *triple_sums(ix, sqs), wqs, ix.n_labels, floor, clamp)
+    triples = split_keys(rqs_triples(ix)["keys"], ix.n_workers)
+    return rqs_from_triples(triples, *triple_sums(ix, sqs), wqs, ix.n_labels, floor, clamp)
 
 # %% ../nbs/10_crowdtruth.ipynb #13145090
 def _srs_cells(ix: CrowdIndex, wqs, clamp: float = 0.0) -> np.ndarray:
@@ -537,7 +549,7 @@ def step_sums(ix: CrowdIndex, w, a, weighted: bool, clamp: float) -> tuple:
                bool(weighted), float(clamp), np.zeros(L), np.zeros(L), np.zeros(L), np.zeros(L, np.bool_), np.empty(npos), *out)
     return out
 
-# %% ../nbs/10_crowdtruth.ipynb #7d6a2b54
+# %% ../nbs/10_crowdtruth.ipynb #2ab8a6a7
 @dataclass
 class CrowdState:
     "One shard of units during the CrowdTruth fixed point."
@@ -549,7 +561,7 @@ class CrowdState:
     u_first: np.ndarray | None = None   # SQS of the first iteration
     place: np.ndarray | None = None     # positions of the shard's triples among all shards' sorted triple keys
 
-# %% ../nbs/10_crowdtruth.ipynb #d6d86a06
+# %% ../nbs/10_crowdtruth.ipynb #9eb1aa1e
 def crowd_counts(
     shard: Shard,  # one shard of judgments
     keep,  # per judgment: on a unit with two or more judgments
@@ -566,7 +578,7 @@ def crowd_counts(
                 chosen=np.bincount(pairs % n_labels, minlength=n_labels),
                 kept_label=np.bincount(shard.lab[keep[shard.rows]], minlength=n_labels))
 
-# %% ../nbs/10_crowdtruth.ipynb #f387bb98
+# %% ../nbs/10_crowdtruth.ipynb #f0906d9f
 def crowd_start(
     shard: Shard,  # one shard of judgments (`crowdnb.engine.Shard`)
     cfg: dict,  # workers, labels, closed (and the options of `run`)
@@ -582,7 +594,7 @@ def crowd_start(
     return CrowdState(CrowdIndex(J, keep) if keep.any() else None, shard.units, n_u, np.ones(shard.n_units),
                       crowd_counts(shard, keep, len(cfg["workers"]), len(cfg["labels"])))
 
-# %% ../nbs/10_crowdtruth.ipynb #6783471a
+# %% ../nbs/10_crowdtruth.ipynb #f3e6d088
 def crowd_summary(st: CrowdState) -> dict:
     "The shard's counts (`crowd_counts`), for the executor to add up."
     return st.counts
@@ -595,7 +607,7 @@ def crowd_place(st: CrowdState, keys) -> CrowdState:
     "The state with the positions of its triples among all shards' sorted triple `keys`."
     return replace(st, place=None if st.ix is None else np.searchsorted(keys, rqs_triples(st.ix)["keys"]))
 
-# %% ../nbs/10_crowdtruth.ipynb #7febaffc
+# %% ../nbs/10_crowdtruth.ipynb #487b9588
 def crowd_step(
     st: CrowdState,  # the shard's state
     w,  # WQS per worker
@@ -617,24 +629,24 @@ def crowd_step(
         sums["rqs"] = sparse.csr_matrix((np.r_[num, den], np.r_[st.place, st.place], [0, k, 2 * k]), shape=(2, n_triples))
     return replace(st, u=u_new, u_first=u_new if st.u_first is None else st.u_first), sums
 
-# %% ../nbs/10_crowdtruth.ipynb #a3baec41
+# %% ../nbs/10_crowdtruth.ipynb #ea4e08a6
 def _zero_sums(W: int, n_triples: int, closed: bool) -> dict:
     "The sums of a shard without a unit of two judgments."
     z = np.zeros(W)
     return dict(wwa_num=z, wwa_den=z, wsa_num=z, wsa_den=z, max_du=0.0) | (
         dict(rqs=sparse.csr_matrix((2, n_triples))) if closed else {})
 
-# %% ../nbs/10_crowdtruth.ipynb #5735d77b
+# %% ../nbs/10_crowdtruth.ipynb #aed109bb
 def crowd_update(
     t: dict,  # `crowd_step`'s sums, added over the shards
     w,  # WQS per worker (the iterate)
     a,  # RQS per annotation (the iterate)
     cfg: dict,  # closed, clamp
-    keys,  # all shards' triple keys, sorted
+    triples: tuple,  # (r, j, i) of all shards' triples, in sorted key order
 ) -> tuple:
     "The new WQS, RQS, WWA and WSA from the summed shard statistics."
     clamp = cfg["clamp"]
-    a_new = rqs_from_triples(keys, *t["rqs"].toarray(), w, len(a), clamp=clamp) if cfg["closed"] else a
+    a_new = rqs_from_triples(triples, *t["rqs"].toarray(), w, len(a), clamp=clamp) if cfg["closed"] else a
     wwa_, wsa_ = _div(t["wwa_num"], t["wwa_den"], clamp), _div(t["wsa_num"], t["wsa_den"], clamp)
     return wqs(wsa_, wwa_), a_new, wwa_, wsa_
 
@@ -661,12 +673,13 @@ def crowd_fixed_point(
     W, L, bcfg = len(cfg["workers"]), len(cfg["labels"]), ex.broadcast(cfg)
     keys = ex.sum(crowd_keys, states)["union_keys"] if cfg["closed"] else np.zeros(0, np.int64)
     if cfg["closed"]: states = ex.map(crowd_place, states, ex.broadcast(keys))
+    triples = split_keys(keys, W)
     w, a = np.ones(W), np.ones(L)
     trace, rows, converged = [dict(wqs=w, aqs=a, wwa=w, wsa=w)], [], False
     with progress_bar(range(max_iter), show=progress, desc="CrowdTruth") as steps:
         for it in steps:
             states, t = ex.step(crowd_step, states, w, a, bcfg, len(keys))
-            w_new, a_new, wwa_, wsa_ = crowd_update(t, w, a, cfg, keys)
+            w_new, a_new, wwa_, wsa_ = crowd_update(t, w, a, cfg, triples)
             d = dict(wqs=np.abs(w_new - w)[active].max(initial=0.0), uqs=t["max_du"], aqs=np.abs(a_new - a).max(initial=0.0))
             rows.append(d | dict(max=max(d.values())))
             w, a = w_new, a_new
@@ -679,7 +692,7 @@ def crowd_fixed_point(
     hist = pd.DataFrame(rows, index=pd.RangeIndex(1, len(rows) + 1, name="iteration"))
     return FixedPoint(trace, hist, converged, tol, states)
 
-# %% ../nbs/10_crowdtruth.ipynb #b619125a
+# %% ../nbs/10_crowdtruth.ipynb #42836c7b
 def fixed_point(
     ix: CrowdIndex,  # the crowd's sparse structure, `CrowdIndex(judgments)`
     closed: bool = True,  # iterate RQS (a closed task); False: RQS stays 1 (open-ended)
@@ -756,7 +769,7 @@ def crowd_uas(
     t = pd.DataFrame(m, st.units, cfg["labels"])
     return t[scored] if cfg["single"] == "drop" else t
 
-# %% ../nbs/10_crowdtruth.ipynb #7286386b
+# %% ../nbs/10_crowdtruth.ipynb #35cbbaaf
 @patch(as_prop=True)
 def uas_long(self: CrowdTruthResult) -> pd.DataFrame:
     "The UAS of every scored (unit, annotation) cell, final and initial, as a long table indexed by unit."
@@ -803,7 +816,7 @@ def check_pairs(
                          f"{' ...' if len(rep) > 5 else ''} repeat a (unit, worker) pair (unit={f['unit']!r}, "
                          f"worker={f['worker']!r})" + ("; run each dimension separately" if "dimension" in J.frame else ""))
 
-# %% ../nbs/10_crowdtruth.ipynb #f78be743
+# %% ../nbs/10_crowdtruth.ipynb #193bd45d
 def check_units(
     s: dict,  # `crowd_summary`, added over the shards
     n_workers: int,  # number of workers
@@ -867,7 +880,7 @@ def crowd_result(
     return CrowdTruthResult(ex.frame(crowd_units, states, cfg), workers, ann, fp.history, trace, fp.converged,
                             cfg["closed"], opts, ex, states, cfg)
 
-# %% ../nbs/10_crowdtruth.ipynb #16578ce7
+# %% ../nbs/10_crowdtruth.ipynb #7fd073fd
 def crowd_release(st: CrowdState) -> CrowdState:
     "The state without its RQS triples (kept only while iterating)."
     if st.ix is not None: st.ix.__dict__.pop("rqs_triples", None)

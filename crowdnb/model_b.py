@@ -183,7 +183,7 @@ def patterns_of(
     onehot = sparse.csr_matrix((np.ones(len(it)), (it, an * m + lab)), shape=(n_units, n_workers * m))   # repeats add up
     return Patterns(onehot, np.ones(n_units), n_workers, vals, np.arange(n_units), None)
 
-# %% ../nbs/31_model_b.ipynb #cdcaf109
+# %% ../nbs/31_model_b.ipynb #618cd862
 @dataclass
 class PatternState:
     "One shard of units for model B: its distinct answer patterns, its units (the patterns' items), their votes."
@@ -191,7 +191,7 @@ class PatternState:
     units: pd.Index | None = None    # the items' ids, in item order
     votes: np.ndarray | None = None  # patterns x values: how many annotators gave each value
 
-# %% ../nbs/31_model_b.ipynb #0df9e1da
+# %% ../nbs/31_model_b.ipynb #11f8ef72
 def shard_patterns(
     shard: Shard,  # one shard of judgments (`crowdnb.engine.Shard`)
     n_workers: int,  # every worker: the global worker codes index them
@@ -210,16 +210,17 @@ def shard_patterns(
                     labels, len(shard.rows) == shard.n_judgments)
     return PatternState(p, shard.units, p.votes())
 
-# %% ../nbs/31_model_b.ipynb #5a3606c8
-def _judgment_patterns(J: Judgments) -> Patterns:
-    "Patterns of in-memory judgments, one item per unit; the errors name the rows."
-    several = np.flatnonzero(J.frame["labels"].map(len).to_numpy() > J.frame["count"].to_numpy())
+# %% ../nbs/31_model_b.ipynb #0c51c011
+def _judgment_patterns(J: Judgments, build: bool = True) -> Patterns | None:
+    "Patterns of in-memory judgments, one item per unit (None when `build` is False: the checks only); errors name the rows."
+    rows = J.label_codes()[0]
+    several = np.flatnonzero(np.bincount(rows, minlength=J.n_judgments) > J.frame["count"].to_numpy())
     if len(several):
         raise ValueError(f"model B needs one label per judgment; judgments at {rows_msg(several)} hold several labels")
     rep = J.repeated_pairs()
     if len(rep): raise ValueError(f"model B needs one judgment per (unit, worker); judgments at {rows_msg(rep)} repeat a pair"
                                   + ("; select one dimension first" if "dimension" in J.frame else ""))
-    return shard_patterns(split_units(J)[0], J.n_workers, J.labels).p
+    return shard_patterns(split_units(J)[0], J.n_workers, J.labels).p if build else None
 
 # %% ../nbs/31_model_b.ipynb #25cdf28a
 @delegates(as_judgments, but=["data", "labels"])
@@ -617,7 +618,7 @@ def _loglik_b(p, G, L):
     "log L (S,) of S parameter sets: one `_sweep` when it pays, else the numpy E step."
     return _fused(p, G, L)[2] if _fused_ok(p, len(G)) else _e_batch(p, G, L)[1]
 
-# %% ../nbs/31_model_b.ipynb #f745a1b5
+# %% ../nbs/31_model_b.ipynb #6b35dd57
 def pattern_counts(
     st: PatternState,  # a shard's patterns
     G,  # γ of S starts (S, M)
@@ -634,7 +635,7 @@ def pattern_counts(
     g, n = _counts_b(st.p, W)
     return dict(g=g, n=n, ll=ll)
 
-# %% ../nbs/31_model_b.ipynb #4538cbca
+# %% ../nbs/31_model_b.ipynb #ffb65621
 def vote_counts(
     st: PatternState,  # a shard's patterns
     n_workers: int,  # J
@@ -870,7 +871,7 @@ def em_loop(
             act, G, L, it, amax = act[~stop], G[~stop], L[~stop], it[~stop], amax[~stop]
     return out_G, out_L, n_it, conv, hist
 
-# %% ../nbs/31_model_b.ipynb #52049f51
+# %% ../nbs/31_model_b.ipynb #6caf384b
 def _held_patterns(ex, states) -> Patterns | None:
     "The patterns when they are one shard held in this process (what the compiled loop and annealing need), else None."
     held = ex.local(states)
@@ -1114,7 +1115,7 @@ def fit(
                        eps, seed, progress, prior_gamma, prior_lam, tol, max_iter, atol, accelerate, anneal_kw, init,
                        workers)
 
-# %% ../nbs/31_model_b.ipynb #e269ba4e
+# %% ../nbs/31_model_b.ipynb #e9c80d35
 def _fit_states(ex, states, n_workers, values, method="smoothed", n_starts=20, eps=0.1, seed=None, progress=None,
                 prior_gamma=0.0, prior_lam=0.0, tol=1e-10, max_iter=100_000, atol=1e-3, accelerate=False, anneal_kw=None,
                 init="random", workers=None) -> FitB:
@@ -1171,7 +1172,7 @@ def fit(self: ModelB,
         **kwargs):
     "Fit model B by EM (or the smoothed schedule, or annealing) from `n_starts` starts; the fitted estimator."
     J = as_judgments(data, **kwargs)
-    if isinstance(J, Judgments): _judgment_patterns(J)          # in memory: errors name the rows
+    if isinstance(J, Judgments): _judgment_patterns(J, build=False)   # in memory: errors name the rows
     if len(J.workers) < 2:
         warnings.warn(f"model B on one worker ({J.workers[0]!r}): its answers become the truth, θ = 1 by construction")
     if len(J.labels) < 2:
@@ -1206,7 +1207,7 @@ def _set_fitted(est, res, ex, states, J):
     est.log_lik_, est.n_iter_, est.converged_ = float(res.optima["log_lik"].iloc[0]), int(top.n_iter), bool(top.converged)
     return est
 
-# %% ../nbs/31_model_b.ipynb #50b2a99d
+# %% ../nbs/31_model_b.ipynb #b8b0e520
 def pattern_posterior(st: PatternState, model: ModelBParams, labels) -> pd.DataFrame:
     "One shard's units x labels posterior P(true label | the unit's answers)."
     post = np.zeros((0, len(labels))) if st.p is None else model.posterior(st.p)
