@@ -69,6 +69,8 @@ def run_cluster(folder: str, ct_iter: int, ds_iter: int, check: bool) -> dict:
     import dask.dataframe as dd
     from distributed import Client, LocalCluster
     import crowdnb.dask as cd
+    from crowdnb import crowdtruth
+    from crowdnb.model_b import ModelB
     out = {}
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
             Client(cluster) as client:
@@ -80,13 +82,13 @@ def run_cluster(folder: str, ct_iter: int, ds_iter: int, check: bool) -> dict:
         t0 = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")          # capped iterations: 'did not converge'
-            ct = cd.crowdtruth_run(dj, max_iter=ct_iter, tol=1e-12)
+            ct = crowdtruth.run(dj, max_iter=ct_iter, tol=1e-12)
         out["ct_s"], out["ct_iter"] = time.perf_counter() - t0, len(ct.history)
         out["ct_wqs"] = ct.workers.wqs.to_numpy().tolist()
         if check: out["ct_units"] = ct.units.uqs.compute().sort_index().to_numpy().tolist()
         del ct                                       # its partition states leave the workers
         t0 = time.perf_counter()
-        ds = cd.model_b_fit(dj, accelerate=False, max_iter=ds_iter, tol=0.0)
+        ds = ModelB(accelerate=False, max_iter=ds_iter, tol=0.0).fit(dj)
         out["ds_s"], out["ds_iter"] = time.perf_counter() - t0, ds.n_iter_
         out["ds_confusion"] = ds.confusion_.to_numpy().ravel().tolist()
         out["ds_log_lik"] = ds.log_lik_

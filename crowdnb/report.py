@@ -90,8 +90,20 @@ class Section:
     title: str
     parts: list = field(default_factory=list)   # HTML fragments
     left_out: str = ""                          # why the section's method does not apply ('' = it ran)
+    worker_scores: dict = field(default_factory=dict, repr=False)   # method -> score per worker (the summary's input)
+    unit_scores: dict = field(default_factory=dict, repr=False)     # method -> score per unit
+    pair_scores: dict = field(default_factory=dict, repr=False)     # method -> labels x labels confusion
+    flags: list = field(default_factory=list, repr=False)           # (kind, id, method, evidence) the section raised
+    alpha: tuple | None = field(default=None, repr=False)           # (level, alpha, low, high) of an agreement section
 
     def add(self, *fragments): self.parts.extend(fragments); return self
+    def flag(self,
+             kind: str,  # 'worker', 'unit' or 'label pair'
+             ids,  # the flagged ids
+             method: str,  # the method that flags them
+             evidence):  # id -> the evidence text
+        "Record that `method` flags each of `ids` with its evidence."
+        self.flags.extend((kind, i, method, evidence(i)) for i in ids)
     def para(self,
              text):  # HTML, already escaped
         return self.add(f"<p>{text}</p>")
@@ -248,16 +260,37 @@ class QualityReport:
         self.top, self.z = check_int("top", top, 1), check_number("z", z, low=0)
         self.fraction = check_number("fraction", fraction, 0, 1)
         self.seed, self.progress, self.form = seed, progress, form
-        self.sections, self.worker_scores, self.unit_scores, self.pair_scores = [], {}, {}, {}
-        self.flags = []      # (kind, id, method, evidence)
-        self.alpha_ = None   # (level, alpha, low, high) once `agreement` ran
-
-    def _flag(self, kind, ids, method, evidence):
-        "Record that `method` flags each of `ids` (a kind of 'worker', 'unit' or 'label pair') with its evidence text."
-        for i in ids: self.flags.append((kind, i, method, evidence(i)))
+        self.sections = []   # the sections made, in order; each holds its own tables, scores and flags
 
     def __repr__(self):
         return f"QualityReport({self.J!r}, kind={self.plan.kind!r}, level={self.plan.level!r}, {len(self.sections)} sections)"
+
+# %% ../nbs/60_report.ipynb #d00aa409
+@patch(as_prop=True)
+def worker_scores(self: QualityReport) -> dict:
+    "Method -> score per worker, over the sections made."
+    return {k: v for s in self.sections for k, v in s.worker_scores.items()}
+
+@patch(as_prop=True)
+def unit_scores(self: QualityReport) -> dict:
+    "Method -> score per unit, over the sections made."
+    return {k: v for s in self.sections for k, v in s.unit_scores.items()}
+
+@patch(as_prop=True)
+def pair_scores(self: QualityReport) -> dict:
+    "Method -> labels x labels confusion, over the sections made."
+    return {k: v for s in self.sections for k, v in s.pair_scores.items()}
+
+# %% ../nbs/60_report.ipynb #fb12baa8
+@patch(as_prop=True)
+def flags(self: QualityReport) -> list:
+    "(kind, id, method, evidence) of every flag the sections raised."
+    return [f for s in self.sections for f in s.flags]
+
+@patch(as_prop=True)
+def alpha_(self: QualityReport) -> tuple | None:
+    "(level, alpha, low, high) of the agreement section, once it ran."
+    return next((s.alpha for s in self.sections if s.alpha is not None), None)
 
 # %% ../nbs/60_report.ipynb #67c6a365
 @patch
@@ -420,7 +453,7 @@ def _alpha_table(self: QualityReport, s: Section) -> None:
     if rows:
         t = pd.DataFrame(rows, columns=["level", "alpha", "low", "high"]).set_index("level")
         head = t.loc[p.level] if p.level in t.index else None
-        self.alpha_ = None if head is None else (p.level, float(head["alpha"]), float(head["low"]), float(head["high"]))
+        s.alpha = None if head is None else (p.level, float(head["alpha"]), float(head["low"]), float(head["high"]))
         if head is not None:
             s.para(f"Krippendorff's alpha at the <b>{esc(p.level)}</b> level is <b>{head['alpha']:.3f}</b> "
                    f"({self.ci:.0%} bootstrap interval {head['low']:.3f} to {head['high']:.3f}, {self.n_boot} resamples "
@@ -461,7 +494,7 @@ def _kappa_map(self: QualityReport, s: Section) -> None:
         v = np.nan_to_num(kap.to_numpy(float)) * (np.isfinite(kap.to_numpy(float)))
         with np.errstate(divide="ignore", invalid="ignore"):
             mean = (v * w).sum(axis=1) / (w * np.isfinite(kap.to_numpy(float))).sum(axis=1)
-        self.worker_scores["kappa"] = pd.Series(mean, J.workers, name="kappa")
+        s.worker_scores["kappa"] = pd.Series(mean, J.workers, name="kappa")
         s.para("Each worker's mean kappa with the others (weighted by shared units) is the method <code>kappa</code> "
                "of the summary.")
 
@@ -483,14 +516,14 @@ def _worker_agreement(self: QualityReport, s: Section, ws: pd.Series, wc) -> Non
         s.add(figure_html(fig, "distribution of the workers' agreement"))
     if p.kind == "numeric":
         fl = low_outliers(ws, self.z)
-        self._flag("worker", ws.index[fl], "agreement", lambda i: f"distance {-ws[i]:.3f} (median {-ws.median():.3f})")
+        s.flag("worker", ws.index[fl], "agreement", lambda i: f"distance {-ws[i]:.3f} (median {-ws.median():.3f})")
     else:
         fl = near_chance(ws, wc, self.fraction)
-        self._flag("worker", ws.index[fl], "agreement",
+        s.flag("worker", ws.index[fl], "agreement",
                    lambda i: f"agreement {ws[i]:.3f}, chance {wc[i]:.3f} (median {ws.median():.3f})")
-    if "kappa" in self.worker_scores:
-        kw = self.worker_scores["kappa"]
-        self._flag("worker", kw.index[near_chance(kw, 0, self.fraction)], "kappa", lambda i: f"mean kappa {kw[i]:.3f} (median {kw.median():.3f})")
+    if "kappa" in s.worker_scores:
+        kw = s.worker_scores["kappa"]
+        s.flag("worker", kw.index[near_chance(kw, 0, self.fraction)], "kappa", lambda i: f"mean kappa {kw[i]:.3f} (median {kw.median():.3f})")
 
 # %% ../nbs/60_report.ipynb #af111259
 @patch
@@ -500,7 +533,7 @@ def agreement(self: QualityReport) -> Section:
     s = Section("Agreement")
     self.sections.append(s)
     ws, us, wc = agreement_scores(J, numeric=p.kind == "numeric")
-    self.worker_scores["agreement"], self.unit_scores["agreement"] = ws, us
+    s.worker_scores["agreement"], s.unit_scores["agreement"] = ws, us
     if p.methods["alpha"]:
         s.para(f"Krippendorff's alpha, Fleiss' kappa and Cohen's kappa are left out: {esc(p.methods['alpha'])}.")
     else: self._alpha_table(s)
@@ -543,9 +576,9 @@ def crowdtruth(self: QualityReport) -> Section:
     s.add(html_table(u[["uqs", "judgments"]].sort_values("uqs", kind="stable"), max_rows=self.top))
     s.para("Labels, lowest quality first:")
     s.add(html_table(a[["aqs", "judgments"]].sort_values("aqs", kind="stable"), max_rows=20))
-    self.worker_scores["crowdtruth"], self.unit_scores["crowdtruth"] = w["wqs"], u["uqs"]
+    s.worker_scores["crowdtruth"], s.unit_scores["crowdtruth"] = w["wqs"], u["uqs"]
     wq = w["wqs"]
-    self._flag("worker", wq.index[near_chance(wq, 0, self.fraction)], "crowdtruth", lambda i: f"WQS {wq[i]:.3f} (median {wq.median():.3f})")
+    s.flag("worker", wq.index[near_chance(wq, 0, self.fraction)], "crowdtruth", lambda i: f"WQS {wq[i]:.3f} (median {wq.median():.3f})")
     return s
 
 # %% ../nbs/60_report.ipynb #170114ca
@@ -599,18 +632,18 @@ def _dawid_skene_tables(self: QualityReport, s: Section, m, mv: pd.DataFrame, po
 
 # %% ../nbs/60_report.ipynb #b5b4acb4
 @patch
-def _dawid_skene_scores(self: QualityReport, m, post: pd.Series) -> None:
+def _dawid_skene_scores(self: QualityReport, s: Section, m, post: pd.Series) -> None:
     "The model's worker, unit and label-pair scores for the summary, and the workers whose theta is near chance."
     J, theta = self.J, m.theta_
-    self.worker_scores["dawid-skene"], self.unit_scores["dawid-skene"] = theta, post
+    s.worker_scores["dawid-skene"], s.unit_scores["dawid-skene"] = theta, post
     conf = m.confusion_.to_numpy(float).reshape(J.n_workers, J.n_labels, J.n_labels)
     pooled = (conf * m.gamma_.to_numpy()[None, :, None]).mean(axis=0)        # P(true a, observed b), averaged over workers
-    self.pair_scores["dawid-skene"] = pooled + pooled.T
+    s.pair_scores["dawid-skene"] = pooled + pooled.T
     rows, codes = J.label_codes()
     own = np.bincount(J.worker_code[rows].astype(np.int64) * J.n_labels + codes, minlength=J.n_workers * J.n_labels)
     own = own.reshape(J.n_workers, J.n_labels) / np.maximum(own.reshape(J.n_workers, J.n_labels).sum(axis=1, keepdims=True), 1)
     chance = pd.Series(own @ m.gamma_.to_numpy(), J.workers)                  # theta of a worker answering at random
-    self._flag("worker", theta.index[near_chance(theta, chance, self.fraction)], "dawid-skene",
+    s.flag("worker", theta.index[near_chance(theta, chance, self.fraction)], "dawid-skene",
                lambda i: f"theta {theta[i]:.3f}, chance {chance[i]:.3f} (median {theta.median():.3f})")
 
 # %% ../nbs/60_report.ipynb #f8d60664
@@ -637,7 +670,7 @@ def dawid_skene(self: QualityReport,
            f"(log-likelihood {m.log_lik_:.2f}). The model's label equals the majority vote on {same.mean():.1%} of the "
            f"{J.n_units:,} units. Median probability of a correct answer θ: {theta.median():.3f}.")
     self._dawid_skene_tables(s, m, mv, post, same)
-    self._dawid_skene_scores(m, post)
+    self._dawid_skene_scores(s, m, post)
     return s
 
 # %% ../nbs/60_report.ipynb #dc3b9bfb
@@ -668,8 +701,8 @@ def trust(self: QualityReport,
         fig.tight_layout()
         s.add(figure_html(fig, "trust coefficient of each rater"))
     s.add(html_table(t.sort_values("coefficient", kind="stable"), max_rows=20))
-    self.worker_scores["trust"] = t["coefficient"]
-    self._flag("worker", out, "trust", lambda i: f"trust coefficient {t.loc[i, 'coefficient']:.3f} (≤ {threshold:g})")
+    s.worker_scores["trust"] = t["coefficient"]
+    s.flag("worker", out, "trust", lambda i: f"trust coefficient {t.loc[i, 'coefficient']:.3f} (≤ {threshold:g})")
     return s
 
 # %% ../nbs/60_report.ipynb #06b25a90
@@ -945,9 +978,9 @@ def consistency(self: QualityReport) -> Section:
     s.para("The repeats:"); s.add(html_table(r, index=False, max_rows=self.top * 3))
     if len(f.comments): s.para("The raters' comments:"); s.add(html_table(f.comments, index=False))
     share = t["share same"]
-    self.worker_scores["consistency"] = share
+    s.worker_scores["consistency"] = share
     bad = share.index[(t["repeats"] >= 2) & (share < 0.5)]
-    self._flag("worker", bad, "consistency", lambda i: f"same answer on {t.loc[i, 'same']} of {t.loc[i, 'repeats']} repeated questions")
+    s.flag("worker", bad, "consistency", lambda i: f"same answer on {t.loc[i, 'same']} of {t.loc[i, 'repeats']} repeated questions")
     return s
 
 # %% ../nbs/60_report.ipynb #94d7dbf3
