@@ -296,10 +296,12 @@ def alpha_from_counts(
 @delegates(as_judgments, but=["data"])
 def krippendorff_alpha(
     data,  # judgments: a `Judgments`, a long DataFrame or a CSV path (see `as_judgments`)
-    level: str = "nominal",  # level of measurement: 'nominal', 'ordinal' (scale = label order), 'interval' or 'ratio'
+    level: str = "nominal",  # 'nominal', 'ordinal' (scale = label order), 'interval', 'ratio', or a distance: 'masi', 'jaccard', a callable, a matrix
     **kwargs,
 ) -> float:
     "Krippendorff's alpha of the judgments at a level of measurement; missing judgments are simply absent rows."
+    from crowdnb.ratings import is_distance_level, distance_alpha
+    if is_distance_level(level): return distance_alpha(data, level, **kwargs)   # sets of labels, custom distances
     from crowdnb.core import _is_dask
     if _is_dask(data):                      # a dask DataFrame: coincidences summed per partition by crowdnb.dask (the `dask` extra)
         from crowdnb.dask import krippendorff_alpha as on_dask
@@ -355,11 +357,11 @@ def _resample_alphas(contrib, w, values, level, d_fixed) -> np.ndarray:
         return np.where(de > 0, 1.0 - (n_v.sum(axis=1) - 1) * do / de, np.nan)
 
 # %% ../nbs/20_agreement.ipynb #6a6f43b3
-def _bootstrap_alphas(contrib, values, level, rng, n_boot: int, batch: int, progress) -> np.ndarray:
-    "Alphas of `n_boot` resamples of the units (rows of `contrib`), `batch` at a time (nan: no variation)."
+def _bootstrap_alphas(contrib, values, level, rng, n_boot: int, batch: int, progress, d=None) -> np.ndarray:
+    "Alphas of `n_boot` resamples of the units (rows of `contrib`), `batch` at a time (nan: no variation); `d`: a fixed distance matrix."
     v, n_units = len(values), contrib.shape[0]
     batch = int(max(1, min(batch, 2e7 // (v * v + n_units))))
-    d_fixed = None if level == "ordinal" else _delta2(values, None, level)
+    d_fixed = d if d is not None else None if level == "ordinal" else _delta2(values, None, level)
     out = []
     for start in progress_bar(range(0, n_boot, batch), show=progress, desc="bootstrap", total=-(-n_boot // batch)):
         w = _bootstrap_weights(rng, n_units, min(batch, n_boot - start))
@@ -370,7 +372,7 @@ def _bootstrap_alphas(contrib, values, level, rng, n_boot: int, batch: int, prog
 @delegates(as_judgments, but=["data"])
 def alpha_bootstrap(
     data,  # judgments: a `Judgments`, a long DataFrame or a CSV path (see `as_judgments`)
-    level: str = "nominal",  # level of measurement: 'nominal', 'ordinal', 'interval' or 'ratio'
+    level: str = "nominal",  # 'nominal', 'ordinal', 'interval', 'ratio', or a distance: 'masi', 'jaccard', a callable, a matrix
     n_boot: int = 1000,  # number of bootstrap resamples (>= 1)
     ci: float = 0.95,  # coverage of the percentile interval, in (0, 1)
     seed=None,  # an int >= 0, None or a numpy Generator: the same seed gives the same resamples
@@ -379,18 +381,24 @@ def alpha_bootstrap(
     **kwargs,
 ) -> AlphaInterval:
     "Krippendorff's alpha with a seeded percentile bootstrap interval over units."
-    check_level(level)
+    from crowdnb.ratings import is_distance_level, answer_counts, alpha_from_distances
+    dist = is_distance_level(level)
+    if not dist: check_level(level)
     n_boot = check_int("n_boot", n_boot, 1)
     ci = check_number("ci", ci, 0, 1, low_open=True, high_open=True)
     batch = check_int("batch", batch, 1)
     check_choice("progress", progress, (None, True, False))
     rng = as_rng(seed)
-    j = _single_label(_judgments(data, kwargs, "alpha_bootstrap"), "alpha_bootstrap")
-    values = _scale(j, level, "alpha_bootstrap")
-    n = j.unit_vectors()
-    a = alpha_from_counts(n, values, level)
+    j = _judgments(data, kwargs, "alpha_bootstrap")
+    if dist:                                                   # values = the distinct answers, with their distances
+        n, answers, d = answer_counts(j, level)
+        values, a = np.arange(len(answers)), alpha_from_distances(n, d)
+    else:
+        j, d = _single_label(j, "alpha_bootstrap"), None
+        values, n = _scale(j, level, "alpha_bootstrap"), j.unit_vectors()
+        a = alpha_from_counts(n, values, level)
     n = n[np.asarray(n.sum(axis=1)).ravel() >= 2]
-    s = _bootstrap_alphas(_unit_contributions(n), values, level, rng, n_boot, batch, progress)
+    s = _bootstrap_alphas(_unit_contributions(n), values, level, rng, n_boot, batch, progress, d)
     ok = np.isfinite(s)
     if not ok.any(): raise UndefinedAgreement("every bootstrap resample lacks variation: no interval")
     low, high = np.quantile(s[ok], [(1 - ci) / 2, (1 + ci) / 2])

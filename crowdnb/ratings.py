@@ -15,12 +15,15 @@ from fastcore.meta import delegates
 from scipy import linalg, optimize, sparse, stats
 
 from .core import Judgments, as_judgments, check_choice, check_int, check_number
-from .agreement import UndefinedAgreement
+from .agreement import UndefinedAgreement, coincidence_matrix
 
 # %% auto #0
-__all__ = ['ICC_FORMS', 'anova_mean_squares', 'icc_estimates', 'icc_f_tests', 'icc_intervals', 'icc_from_mean_squares',
-           'RatingDesign', 'rating_design', 'unit_gram', 'reml_two_way', 'reml_one_way', 'reml_components',
-           'implied_mean_squares', 'icc_from_components', 'rating_arrays', 'icc']
+__all__ = ['ICC_FORMS', 'SET_LEVELS', 'anova_mean_squares', 'icc_estimates', 'icc_f_tests', 'icc_intervals',
+           'icc_from_mean_squares', 'RatingDesign', 'rating_design', 'unit_gram', 'reml_two_way', 'reml_one_way',
+           'reml_components', 'implied_mean_squares', 'icc_from_components', 'rating_arrays', 'icc', 'jaccard_distance',
+           'masi_distance', 'answer_sets', 'set_distance_matrix', 'is_distance_level', 'check_distances',
+           'answer_distances', 'alpha_from_distances', 'answer_counts', 'distance_alpha', 'binary_label_counts',
+           'label_agreement']
 
 # %% ../nbs/23_ratings.ipynb #0e015c1d
 def anova_mean_squares(
@@ -344,4 +347,217 @@ def icc(
         kh = n / (1.0 / np.bincount(unit, minlength=n)).sum()
         out = icc_from_components(reml_components(rating_design(unit, rater, y, n, k, memory)), n, kh, N, k, ci)
     out.attrs.update(method=method, n_units=n, n_workers=k, n_ratings=N, missing=n * k - N)
+    return out
+
+# %% ../nbs/23_ratings.ipynb #08237a14
+def jaccard_distance(
+    a,  # one answer: a set (or any iterable) of labels
+    b,  # another answer
+) -> float:
+    "1 - |A & B| / |A | B|: the Jaccard distance between two sets of labels."
+    a, b = frozenset(a), frozenset(b)
+    return 1.0 - len(a & b) / len(a | b) if a | b else 0.0
+
+# %% ../nbs/23_ratings.ipynb #8eca2e5e
+def masi_distance(
+    a,  # one answer: a set (or any iterable) of labels
+    b,  # another answer
+) -> float:
+    "MASI distance (Passonneau 2006): 1 - Jaccard x M, M = 1 (equal), 2/3 (subset), 1/3 (overlap), 0 (disjoint)."
+    a, b = frozenset(a), frozenset(b)
+    if not a | b: return 0.0
+    m = 1.0 if a == b else 2 / 3 if (a <= b or b <= a) else 1 / 3 if a & b else 0.0
+    return 1.0 - len(a & b) / len(a | b) * m
+
+# %% ../nbs/23_ratings.ipynb #3433a354
+def answer_sets(
+    j: Judgments,  # validated judgments (single- or multi-label)
+) -> tuple:
+    "Low-level: (answer code of each judgment, answers x labels 0/1 matrix of the distinct answers)."
+    rows, codes = j.label_codes()                          # rows sorted, every judgment holds at least one label
+    start = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
+    if j.n_labels <= 62:
+        masks, inv = np.unique(np.bitwise_or.reduceat(np.left_shift(1, codes.astype(np.int64)), start), return_inverse=True)
+        return inv.ravel(), ((masks[:, None] >> np.arange(j.n_labels)) & 1).astype(float)
+    sets = pd.Series(codes).groupby(rows).agg(lambda c: tuple(sorted(set(c))))   # many labels: one tuple per judgment
+    inv, uniq = pd.factorize(sets)
+    b = np.zeros((len(uniq), j.n_labels))
+    for a, t in enumerate(uniq): b[a, list(t)] = 1                                  # over distinct answers
+    return inv, b
+
+# %% ../nbs/23_ratings.ipynb #348e5566
+def set_distance_matrix(
+    b,  # answers x labels 0/1 matrix (from `answer_sets`)
+    kind: str = "masi",  # 'masi' or 'jaccard'
+) -> np.ndarray:
+    "Low-level: answers x answers MASI or Jaccard distances from the 0/1 matrix of the answers, all at once."
+    check_choice("kind", kind, ("masi", "jaccard"))
+    inter = b @ b.T
+    size = b.sum(axis=1)
+    union = size[:, None] + size[None, :] - inter
+    jac = np.divide(inter, union, out=np.ones_like(inter), where=union > 0)
+    if kind == "jaccard": return 1.0 - jac
+    small = np.minimum(size[:, None], size[None, :])
+    m = np.where(inter == union, 1.0, np.where(inter == small, 2 / 3, np.where(inter > 0, 1 / 3, 0.0)))
+    return 1.0 - jac * m
+
+# %% ../nbs/23_ratings.ipynb #581c35e2
+SET_LEVELS = ("masi", "jaccard")
+
+def is_distance_level(
+    level,  # a `level=` value
+) -> bool:
+    "True when `level` is a distance (a set-distance name, a callable or a matrix) rather than a measurement level."
+    return callable(level) or isinstance(level, (np.ndarray, pd.DataFrame)) or (isinstance(level, str) and level in SET_LEVELS)
+
+# %% ../nbs/23_ratings.ipynb #a827c0ae
+def _show(a) -> str:
+    "An answer as it appears in messages: a set as {a, b}, a label by its repr."
+    return "{" + ", ".join(map(repr, sorted(a, key=str))) + "}" if isinstance(a, frozenset) else repr(a)
+
+# %% ../nbs/23_ratings.ipynb #d5b2b7d4
+def check_distances(
+    d,  # answers x answers distances
+    answers,  # the answers, for messages
+) -> np.ndarray:
+    "`d` as floats if it is a distance matrix (finite, >= 0, symmetric, 0 on the diagonal), else a ValueError naming a pair."
+    d = np.asarray(d, float)
+    def pair(bad, what):
+        i, k = np.argwhere(bad)[0]
+        raise ValueError(f"the distance {what}: d({_show(answers[i])}, {_show(answers[k])}) = {float(d[i, k])!r}"
+                         + (f" but d({_show(answers[k])}, {_show(answers[i])}) = {float(d[k, i])!r}" if what == "is not symmetric" else ""))
+    if not np.isfinite(d).all(): pair(~np.isfinite(d), "is not a finite number")
+    if (d < 0).any(): pair(d < 0, "is negative")
+    if np.diag(d).any(): pair(np.diag(np.diag(d) != 0), "is not 0 between an answer and itself")
+    if not np.allclose(d, d.T, rtol=1e-12, atol=1e-14): pair(~np.isclose(d, d.T, rtol=1e-12, atol=1e-14), "is not symmetric")
+    return d
+
+# %% ../nbs/23_ratings.ipynb #b59e4a8b
+def _call_distance(fn, answers) -> np.ndarray:
+    "fn on every pair of distinct answers (i <= k, mirrored), each failure a ValueError naming the pair."
+    A = len(answers); d = np.zeros((A, A))
+    for i in range(A):                                       # over distinct answers, not judgments
+        for k in range(A):
+            try: d[i, k] = float(fn(answers[i], answers[k]))
+            except Exception as e:
+                raise ValueError(f"the distance function failed on ({_show(answers[i])}, {_show(answers[k])}): "
+                                 f"{type(e).__name__}: {e}") from e
+    return d
+
+# %% ../nbs/23_ratings.ipynb #304a5847
+def _matrix_distance(m, j: Judgments) -> np.ndarray:
+    "A labels x labels distance matrix (DataFrame by label, or array in label order) as the answers' distances."
+    if j.multi_label: raise ValueError("a distance matrix over the label set needs single-label judgments; for sets of labels "
+                                       "pass level='masi', 'jaccard' or a callable")
+    if isinstance(m, pd.DataFrame):
+        lost = [x for x in j.labels if x not in m.index or x not in m.columns]
+        if lost: raise ValueError(f"the distance matrix lacks the label(s) {lost[:5]}; its index and columns must hold every label")
+        return m.loc[list(j.labels), list(j.labels)].to_numpy(float)
+    m = np.asarray(m, float)
+    if m.shape != (j.n_labels, j.n_labels):
+        raise ValueError(f"the distance matrix must be {j.n_labels} x {j.n_labels} (the labels {list(j.labels[:5])} in order), not {m.shape}")
+    return m
+
+# %% ../nbs/23_ratings.ipynb #7e333015
+def answer_distances(
+    j: Judgments,  # validated judgments
+    level,  # 'masi', 'jaccard', a callable distance(a, b), or a labels x labels matrix
+) -> tuple:
+    "Low-level: (answer code of each judgment, the distinct answers, their checked distance matrix)."
+    inv, b = answer_sets(j)
+    answers = [frozenset(j.labels[np.flatnonzero(r)]) for r in b] if j.multi_label or isinstance(level, str) else \
+              [j.labels[np.flatnonzero(r)[0]] for r in b]
+    if isinstance(level, str): d = set_distance_matrix(b, check_choice("level", level, SET_LEVELS))
+    elif callable(level): d = _call_distance(level, answers)
+    else: d = _matrix_distance(level, j)[np.ix_(b.argmax(1), b.argmax(1))]
+    return inv, answers, check_distances(d, answers)
+
+# %% ../nbs/23_ratings.ipynb #9c2423f7
+def alpha_from_distances(
+    counts,  # units x answers count matrix (array or sparse)
+    distances,  # answers x answers distance matrix (used as delta^2)
+) -> float:
+    "Low-level: Krippendorff's alpha from a units x values count matrix and any distance between the values."
+    o = coincidence_matrix(counts)
+    n_v = o.sum(axis=0); n = n_v.sum()
+    if n == 0: raise UndefinedAgreement("no unit has judgments from two or more workers: alpha is undefined")
+    de = n_v @ distances @ n_v
+    if de == 0: raise UndefinedAgreement("all pairable answers are at distance 0 from each other (no variation): alpha is 0/0, undefined")
+    return float(1.0 - (n - 1) * (o * distances).sum() / de)
+
+# %% ../nbs/23_ratings.ipynb #1cb4db32
+def answer_counts(
+    j: Judgments,  # validated judgments, one per (unit, worker)
+    level,  # a distance level (see `is_distance_level`)
+) -> tuple:
+    "Low-level: (units x distinct answers sparse counts, the answers, their distance matrix)."
+    if j.n_workers < 2: raise ValueError(f"alpha needs at least two workers; the judgments have one ({j.workers[0]!r})")
+    rep = j.repeated_pairs()
+    if len(rep): raise ValueError(f"alpha needs one answer per (unit, worker); the judgments at rows {list(rep[:5])} repeat a pair")
+    inv, answers, d = answer_distances(j, level)
+    n = sparse.csr_matrix((np.ones(len(inv)), (j.unit_code, inv)), shape=(j.n_units, len(answers)))
+    n.sum_duplicates()
+    return n, answers, d
+
+# %% ../nbs/23_ratings.ipynb #596caa6d
+@delegates(as_judgments, but=["data"])
+def distance_alpha(
+    data,  # judgments: a `Judgments`, a long DataFrame or a CSV path (multi-label with `sep=`)
+    level="masi",  # 'masi', 'jaccard', a callable distance(a, b) on two answers, or a labels x labels matrix
+    **kwargs,
+) -> float:
+    "Krippendorff's alpha with a distance between answers (sets of labels); `krippendorff_alpha(level=...)` calls it."
+    if not is_distance_level(level): raise ValueError(f"level must be 'masi', 'jaccard', a callable or a matrix, not {level!r}")
+    n, answers, d = answer_counts(as_judgments(data, **kwargs), level)
+    return alpha_from_distances(n, d)
+
+# %% ../nbs/23_ratings.ipynb #6f3357a6
+def binary_label_counts(
+    j: Judgments,  # validated judgments, one per (unit, worker)
+) -> tuple:
+    "Low-level: units x labels counts of judgments that chose each label, and the number of judgments per unit."
+    return j.unit_vectors(binary=True), np.bincount(j.unit_code, minlength=j.n_units).astype(float)
+
+# %% ../nbs/23_ratings.ipynb #e897675d
+def _binary_alphas(chosen, m):
+    "Nominal alpha of each label's chosen/not-chosen answers, all labels at once (nan: no variation)."
+    pair = m >= 2
+    c = np.asarray(chosen[pair].toarray() if sparse.issparse(chosen) else chosen[pair], float)
+    mp = m[pair][:, None]
+    n = mp.sum()
+    do = (2 * c * (mp - c) / (mp - 1)).sum(axis=0)            # o_01 + o_10 per label
+    n1 = c.sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(n1 * (n - n1) > 0, 1 - (n - 1) * do / (2 * n1 * (n - n1)), np.nan), n1 / n
+
+# %% ../nbs/23_ratings.ipynb #24964f9e
+def _binary_fleiss(chosen, m):
+    "Fleiss' kappa of each label's chosen/not-chosen answers (units with one judgment left out; nan: no variation)."
+    pair = m >= 2
+    c = np.asarray(chosen[pair].toarray() if sparse.issparse(chosen) else chosen[pair], float)
+    mp = m[pair][:, None]
+    po = ((c * (c - 1) + (mp - c) * (mp - c - 1)) / (mp * (mp - 1))).mean(axis=0)
+    p = c.sum(axis=0) / mp.sum()
+    pe = p**2 + (1 - p) ** 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(pe < 1, (po - pe) / (1 - pe), np.nan), p
+
+# %% ../nbs/23_ratings.ipynb #4ff2ddab
+@delegates(as_judgments, but=["data"])
+def label_agreement(
+    data,  # multi-label judgments: a `Judgments`, a long DataFrame or a CSV path (labels joined by `sep=`)
+    coefficient: str = "alpha",  # 'alpha' (Krippendorff, nominal) or 'fleiss' (Fleiss' kappa) on each label's 0/1 answers
+    **kwargs,
+) -> pd.DataFrame:
+    "One binary agreement per label (chosen or not), with how often it was chosen: a DataFrame indexed by label."
+    check_choice("coefficient", coefficient, ("alpha", "fleiss"))
+    j = as_judgments(data, **kwargs)
+    if j.n_workers < 2: raise ValueError(f"label_agreement needs at least two workers; the judgments have one ({j.workers[0]!r})")
+    if len(j.repeated_pairs()): raise ValueError("label_agreement needs one answer per (unit, worker); some (unit, worker) pairs repeat")
+    chosen, m = binary_label_counts(j)
+    if not (m >= 2).any(): raise UndefinedAgreement("no unit has judgments from two or more workers: agreement is undefined")
+    est, rate = (_binary_alphas if coefficient == "alpha" else _binary_fleiss)(chosen, m)
+    out = pd.DataFrame({coefficient: est, "chosen": rate, "n_chosen": np.asarray(chosen.sum(axis=0)).ravel().astype(int)},
+                       index=j.labels)
+    if np.isnan(est).any(): warnings.warn(f"no variation for label(s) {list(j.labels[np.isnan(est)][:5])}: their {coefficient} is NaN")
     return out

@@ -49,3 +49,39 @@ def test_icc_options():
         icc(R, ci=0, **O)
     with pytest.raises(ValueError, match="method='anova' needs every worker to rate every unit; 1 of 6"):
         icc(R.iloc[1:], method="anova", **O)
+
+
+M = pd.DataFrame({"item": [1, 1, 2, 2], "coder": ["x", "y"] * 2, "tags": ["a|b", "a", "b", "b|c"]})
+S = dict(unit="item", worker="coder", label="tags", sep="|")
+
+
+@pytest.mark.parametrize("dist,msg", [
+    (lambda a, b: 1.0, "is not 0 between an answer and itself: d({'a'}, {'a'}) = 1.0"),
+    (lambda a, b: len(a) - len(b), "is negative"),
+    (lambda a, b: float("nan"), "is not a finite number"),
+    (lambda a, b: len(a - b), "is not symmetric"),
+    (lambda a, b: {}["boom"], "the distance function failed on ({'a'}, {'a'}): KeyError"),
+])
+def test_bad_distances(dist, msg):
+    from crowdnb.agreement import krippendorff_alpha
+    with pytest.raises(ValueError, match=msg.replace("(", "\\(").replace(")", "\\)").replace("{", "\\{").replace("}", "\\}")):
+        unchanged(lambda d: krippendorff_alpha(d, level=dist, **S), M)
+
+
+def test_bad_distance_matrix_and_names():
+    from crowdnb.agreement import krippendorff_alpha
+    from crowdnb.ratings import label_agreement
+    with pytest.raises(ValueError, match="needs single-label judgments"):
+        krippendorff_alpha(M, level=np.zeros((3, 3)), **S)
+    single = M.assign(tags=["a", "b", "b", "c"])
+    with pytest.raises(ValueError, match="must be 3 x 3"):
+        krippendorff_alpha(single, level=np.zeros((2, 2)), unit="item", worker="coder", label="tags")
+    with pytest.raises(ValueError, match="lacks the label\\(s\\) \\['c'\\]"):
+        krippendorff_alpha(single, level=pd.DataFrame(np.zeros((2, 2)), index=["a", "b"], columns=["a", "b"]),
+                           unit="item", worker="coder", label="tags")
+    with pytest.raises(ValueError, match="level must be one of"):
+        krippendorff_alpha(M, level="masii", **S)
+    with pytest.raises(ValueError, match="coefficient must be one of"):
+        label_agreement(M, coefficient="kappa", **S)
+    with pytest.raises(ValueError, match="at least two workers"):
+        label_agreement(M[M.coder == "x"], **S)

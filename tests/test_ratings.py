@@ -122,3 +122,55 @@ def test_unit_gram_matches_plain_sum():
     m = np.zeros((500, 300)); m[u, r] = 1
     for lam in (0.0, 0.3, 50.0):
         np.testing.assert_allclose(unit_gram(d, lam), m.T @ (m / (m.sum(1, keepdims=True) + lam)), rtol=1e-12, atol=1e-12)
+
+
+# ---------------------------------------------------------------- sets of labels
+from crowdnb.agreement import krippendorff_alpha, alpha_bootstrap
+from crowdnb.ratings import masi_distance, jaccard_distance, label_agreement
+
+MULTI = pd.DataFrame({"unit": [1, 1, 1, 2, 2, 2, 3, 3], "worker": list("abcabcab"),
+                      "label": ["x|y", "x", "x|y", "z", "y|z", "x", "y", "y"]})
+
+
+def test_set_alpha_hand():
+    # hand computation in nbs/23_ratings.ipynb: MASI 32/95, Jaccard 79/226
+    assert abs(krippendorff_alpha(MULTI, level="masi", sep="|") - 32 / 95) < 1e-15
+    assert abs(krippendorff_alpha(MULTI, level="jaccard", sep="|") - 79 / 226) < 1e-15
+
+
+def test_masi_two_thirds_not_067():
+    assert masi_distance({1, 2}, {1, 2, 3, 4}) == 1 - 0.5 * (2 / 3)
+    assert masi_distance({1, 2}, {1, 2, 3, 4}) != 1 - 0.5 * 0.67          # NLTK < 3.9 (nltk #3361)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_nltk_annotation_task(seed):
+    nltk_agreement = pytest.importorskip("nltk.metrics.agreement")
+    from nltk.metrics.distance import masi_distance as nltk_masi, jaccard_distance as nltk_jaccard
+    rng = np.random.default_rng(seed)
+    labels = np.array(list("abcde"))
+    rows = []
+    for u in range(40):
+        for w in range(4):
+            if rng.random() < 0.2: continue
+            k = rng.integers(1, 4)
+            rows.append((f"w{w}", f"u{u}", frozenset(rng.choice(labels, k, replace=False))))
+    df = pd.DataFrame({"unit": [r[1] for r in rows], "worker": [r[0] for r in rows], "label": ["|".join(sorted(r[2])) for r in rows]})
+    for name, fn in (("masi", nltk_masi), ("jaccard", nltk_jaccard)):
+        task = nltk_agreement.AnnotationTask(data=rows, distance=fn)
+        assert abs(krippendorff_alpha(df, level=name, sep="|") - task.alpha()) < 1e-12
+
+
+def test_nltk_masi_constant():
+    dist = pytest.importorskip("nltk.metrics.distance")
+    # nltk >= 3.9 uses 2/3 as the definition does; older versions used 0.67 (documented in nbs/23_ratings.ipynb)
+    assert abs(dist.masi_distance({1, 2}, {1, 2, 3, 4}) - masi_distance({1, 2}, {1, 2, 3, 4})) < 1e-15
+
+
+def test_bootstrap_with_distance_and_label_agreement():
+    b = alpha_bootstrap(MULTI, level="jaccard", sep="|", n_boot=100, seed=1, progress=False)
+    assert abs(b.alpha - 79 / 226) < 1e-15 and b.low <= b.alpha <= b.high
+    la = label_agreement(MULTI, sep="|")
+    for lab in "xyz":
+        binary = MULTI.assign(label=[lab in a.split("|") for a in MULTI.label]).astype({"label": str})
+        assert abs(la.loc[lab, "alpha"] - krippendorff_alpha(binary)) < 1e-14
