@@ -341,9 +341,9 @@ def _alpha_parser(sub):
                               "  crowdnb alpha reliability.csv --wide --missing '*' --level nominal interval")
     _input_options(p, "ratings")
     g = p.add_argument_group("method")
-    g.add_argument("--level", nargs="+", default=["nominal"], choices=list(LEVELS), metavar="LEVEL",
+    g.add_argument("--level", nargs="+", default=["nominal"], choices=list(LEVELS) + ["masi", "jaccard"], metavar="LEVEL",
                    help="one or more of nominal, ordinal, interval, ratio (default: nominal); ordinal text labels "
-                        "take their order from --labels")
+                        "take their order from --labels; masi, jaccard: set distances of multi-label answers (--sep)")
     g.add_argument("--n-boot", type=int, metavar="N", help="add a percentile interval from N bootstrap resamples of units")
     g.add_argument("--ci", type=float, default=0.95, help="coverage of the interval (default: %(default)s)")
     g.add_argument("--seed", type=int, help="seed of the bootstrap (default: fresh randomness)")
@@ -622,4 +622,29 @@ def _report_run(a) -> int:
     if len(w): _print_table(w, f"flagged workers ({len(w)}), with the methods that flag them")
     else: print("no worker is flagged")
     print(f"wrote report.html, report.ipynb, summary.csv to {page.parent}", file=sys.stderr)
+    return 0
+
+# %% ../nbs/90_cli.ipynb #43c3fd93
+@_subcommand
+def _icc_parser(sub):
+    p = sub.add_parser("icc", formatter_class=_Formatter, help="intraclass correlations of numeric ratings",
+                       description="Shrout & Fleiss' six ICCs with F tests and intervals (crowdnb.ratings.icc); REML "
+                                   "variance components when ratings are missing.",
+                       epilog="examples:\n  crowdnb icc scores.csv --unit item --worker judge --label score --out icc.csv")
+    _input_options(p, "ratings")
+    g = p.add_argument_group("method")
+    g.add_argument("--method", default="auto", choices=["auto", "anova", "reml"], help="estimation (default: %(default)s)")
+    g.add_argument("--ci", type=float, default=0.95, help="coverage of the intervals (default: %(default)s)")
+    p.add_argument("--out", metavar="FILE.csv", help="write the table to this CSV file")
+    p.set_defaults(run=_icc_run)
+
+# %% ../nbs/90_cli.ipynb #bec8e28b
+def _icc_run(a) -> int:
+    "Run `crowdnb icc`."
+    from crowdnb.ratings import icc
+    _check_out_file(a.out)
+    J = _load(a)
+    table = icc(J, ci=a.ci, method=a.method)
+    _print_table(table.drop(columns="description"), f"intraclass correlations ({_describe(J)}; {table.attrs['method']})")
+    if a.out: _write_csv(table, a.out)
     return 0

@@ -1500,3 +1500,37 @@ def coref_report(
     nb.cells[0].source = f"# {title}\n" + nb.cells[0].source.split("\n", 1)[1]
     execute(nb, out, timeout, progress)
     return _finish(nb, out, title)
+
+# %% ../nbs/60_report.ipynb #46ebd55c
+def _ratings_icc(rep, s: Section) -> None:
+    "The ICC table of numeric ratings in `s`, or why it is left out."
+    from crowdnb.ratings import icc
+    try: t = icc(rep.J, ci=rep.ci)
+    except (ValueError, TypeError) as e: s.left_out = esc(e); return
+    s.para(f"Intraclass correlations of the ratings ({esc(t.attrs['method'])}; {t.attrs['missing']:,} missing of "
+           f"{t.attrs['n_units'] * t.attrs['n_workers']:,} unit x worker cells), with {rep.ci:.0%} intervals:")
+    s.add(html_table(t))
+
+# %% ../nbs/60_report.ipynb #e4f6b377
+def _ratings_labels(rep, s: Section) -> None:
+    "The per-label agreement of multi-label judgments in `s`, or why it is left out."
+    from crowdnb.ratings import label_agreement
+    try:
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            t = label_agreement(rep.J)
+    except ValueError as e: s.left_out = esc(e); return
+    s.para("Agreement on each label, chosen or not (Krippendorff's alpha of the label's yes/no answers), lowest first:")
+    s.add(html_table(t.sort_values("alpha", kind="stable"), max_rows=rep.top))
+    for x in w: s.para(esc(x.message))
+
+# %% ../nbs/60_report.ipynb #06ca34f0
+@patch
+def ratings(self: QualityReport) -> Section:
+    "Ratings and sets of labels: ICCs for numeric ratings, per-label agreement for multi-label judgments."
+    s = Section("Ratings and label sets")
+    self.sections.append(s)
+    if self.plan.kind == "multi-label": _ratings_labels(self, s)
+    elif self.J.labels.dtype.kind in "iuf": _ratings_icc(self, s)
+    else: s.left_out = "the labels are neither numbers (intraclass correlations) nor sets of labels (per-label agreement)"
+    return s

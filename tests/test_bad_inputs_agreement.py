@@ -10,7 +10,14 @@ from crowdnb.core import LEVELS
 from crowdnb.agreement import (krippendorff_alpha, alpha_bootstrap, alpha_from_counts, coincidence_matrix, cohen_kappa,
                                scott_pi, fleiss_kappa, fleiss_kappa_counts, unit_value_counts, reliability_codes,
                                pairwise_agreement, read_spatial_prepositions, spatial_prepositions_agreements,
-                               read_published_agreements, agreement_table, UndefinedAgreement)
+                               read_published_agreements, agreement_table, UndefinedAgreement,
+                               alpha_from_coincidences, alpha_scale, fleiss_sums, fleiss_from_sums, judgments_of,
+                               single_label, squared_distances, shard_coincidences, shard_fleiss_sums,
+                               alpha_from_distances, answer_counts, answer_distances, answer_sets, check_distances,
+                               distance_alpha, is_distance_level, jaccard_distance, masi_distance, set_distance_matrix,
+                               as_label_set)
+from crowdnb.core import as_judgments
+from crowdnb.engine import split_units
 from crowdnb.trust import reliability_data, subset_alphas, trust_coefficients, algorithm1_coefs, subset_codes
 
 # six sentences judged by three workers; the columns have the caller's own names
@@ -159,6 +166,43 @@ CASES = [
     ("algorithm1_coefs: tie_tol=nan", lambda d: algorithm1_coefs([0.1, 0.2], tie_tol=float("nan")), ValueError,
      "tie_tol must be a finite number"),
     ("subset_codes: negative k", lambda d: subset_codes(-1), ValueError, "k must be between 0 and 62; got -1"),
+    # the engine's building blocks (per-shard statistics, global formulas)
+    ("alpha_from_coincidences: nothing pairable", lambda d: alpha_from_coincidences(np.zeros((2, 2)), [0, 1]),
+     UndefinedAgreement, "no unit has judgments from two or more workers"),
+    ("alpha_from_coincidences: values of another length", lambda d: alpha_from_coincidences(np.eye(2), [0, 1, 2]),
+     ValueError, "labels has 3 values but counts have 2 columns"),
+    ("alpha_scale: interval on words", lambda d: alpha_scale(as_judgments(d, **C), "interval", "f"), TypeError,
+     "level='interval' needs numeric labels"),
+    ("fleiss_sums: a 1-D table", lambda d: fleiss_sums(np.ones(3)), ValueError, "counts must be a 2-D table"),
+    ("fleiss_from_sums: no unit", lambda d: fleiss_from_sums(dict(units=0, p_sum=0.0, totals=np.zeros(2), ratings=0.0)),
+     UndefinedAgreement, "no unit has two or more ratings"),
+    ("judgments_of: old rater=", lambda d: judgments_of(d, {"rater": "worker_id"}, "f"), TypeError, "it is now worker="),
+    ("single_label: several labels", lambda d: single_label(as_judgments(d.assign(relation="a|b"), sep="|", **C), "f"),
+     ValueError, "f needs one label per judgment; the judgments at rows 0, 1"),
+    ("squared_distances: level typo", lambda d: squared_distances([0, 1], None, "cardinal"), ValueError, "got 'cardinal'"),
+    ("shard_coincidences: several labels",
+     lambda d: shard_coincidences(split_units(as_judgments(d.assign(relation="a|b"), sep="|", **C))[0], 2), ValueError,
+     "the judgment of unit 's0' by worker 'w1' holds several"),
+    ("shard_fleiss_sums: several labels",
+     lambda d: shard_fleiss_sums(split_units(as_judgments(d.assign(relation="a|b"), sep="|", **C))[0], 2), ValueError,
+     "fleiss_kappa needs one label per judgment"),
+    # distances between sets of labels
+    ("answer_counts: level typo", lambda d: answer_counts(as_judgments(d, **C), "cardinal"), ValueError, "got 'cardinal'"),
+    ("answer_distances: level typo", lambda d: answer_distances(as_judgments(d, **C), "hamming"), ValueError, "got 'hamming'"),
+    ("answer_sets: a DataFrame", lambda d: answer_sets(d), TypeError, "answer_sets takes Judgments"),
+    ("check_distances: not symmetric", lambda d: check_distances([[0, 1], [2, 0]], [frozenset("a"), frozenset("b")]),
+     ValueError, "not symmetric"),
+    ("alpha_from_distances: wrong shape", lambda d: alpha_from_distances(np.ones((2, 2)), np.ones((3, 3))), ValueError,
+     "distances must be a square matrix over the 2 values"),
+    ("distance_alpha: level typo", lambda d: distance_alpha(d, "cardinal", **C), ValueError, "not 'cardinal'"),
+    ("jaccard_distance: not a set", lambda d: jaccard_distance("ab", {"a"}), TypeError, "a must be a set of labels"),
+    ("masi_distance: a number", lambda d: masi_distance({1}, 3), TypeError, "b must be a set of labels"),
+    ("as_label_set: a string", lambda d: as_label_set("x|y", "answer"), TypeError, "not str 'x|y'"),
+    ("set_distance_matrix: kind typo", lambda d: set_distance_matrix(np.zeros((2, 2), bool), "hamming"), ValueError,
+     "got 'hamming'"),
+    ("is_distance_level -> masi alpha on a ragged matrix",
+     lambda d: krippendorff_alpha(d, level=np.zeros((2, 3)) if is_distance_level(np.zeros((2, 3))) else "x", **C),
+     ValueError, "matrix"),
 ]
 
 
