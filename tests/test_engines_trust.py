@@ -73,7 +73,7 @@ def test_chunking_and_progress_do_not_change_numba(monkeypatch):
     monkeypatch.setenv("CROWDNB_ENGINE", "numba")
     x = likert(11, seed=2)
     values, X = trust._one_hot(x, "interval")
-    D = trust._delta2(values, None, "interval")
+    D = trust.squared_distances(values, None, "interval")
     ref = trust._split_alphas(X, D)
     for cm, show in ((0.001, False), (1.0, True), (64.0, False)):
         assert_same(trust._split_numba(X, D, cm, show), ref)
