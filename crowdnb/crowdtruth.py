@@ -23,12 +23,12 @@ from .core import (Judgments, as_judgments, progress_bar, check_choice, check_in
 from .engine import Shard, ShardJudgments, Threads, split_units
 
 # %% auto #0
-__all__ = ['TINY', 'wcos', 'CrowdIndex', 'pair_wcos', 'sent_vec', 'sqs', 'wsa', 'wwa', 'wqs', 'p_given', 'pair_slots',
-           'split_keys', 'rqs_triples', 'triple_sums', 'rqs_from_triples', 'rqs', 'srs', 'FixedPoint', 'step_sums',
-           'CrowdState', 'crowd_counts', 'crowd_start', 'crowd_summary', 'crowd_keys', 'crowd_place', 'crowd_step',
-           'crowd_update', 'crowd_fixed_point', 'fixed_point', 'CrowdTruthResult', 'crowd_cells', 'crowd_uas',
-           'check_pairs', 'check_units', 'crowd_units', 'crowd_tables', 'crowd_result', 'crowd_release', 'run',
-           'tutorial_run', 'tutorial_stored']
+__all__ = ['TINY', 'DENSE_TRIPLES', 'wcos', 'CrowdIndex', 'pair_wcos', 'sent_vec', 'sqs', 'wsa', 'wwa', 'wqs', 'p_given',
+           'pair_slots', 'split_keys', 'rqs_triples', 'triple_sums', 'rqs_from_triples', 'rqs', 'srs', 'FixedPoint',
+           'step_sums', 'CrowdState', 'crowd_counts', 'crowd_start', 'crowd_summary', 'crowd_keys', 'crowd_place',
+           'crowd_step', 'crowd_update', 'crowd_fixed_point', 'fixed_point', 'CrowdTruthResult', 'crowd_cells',
+           'crowd_uas', 'check_pairs', 'check_units', 'crowd_units', 'crowd_tables', 'crowd_result', 'crowd_release',
+           'run', 'tutorial_run', 'tutorial_stored']
 
 # %% ../nbs/10_crowdtruth.ipynb #3ea8d733
 TINY = 1e-8  # the reference package's SMALL_NUMBER_CONST: its floor for denominators and for RQS
@@ -442,6 +442,16 @@ def triple_sums(
     yp = np.repeat(y, np.diff(t["eoff"]))
     return np.bincount(t["slot"], yp * t["x"], minlength=T), np.bincount(t["slot"], yp, minlength=T)
 
+# %% ../nbs/10_crowdtruth.ipynb #25ace31d
+@kernel
+def _rqs_kernel(r, j, i, num, den, wqs, num_r, den_r):
+    "Low-level (numba): per annotation, the sums over defined triples of w_j w_i num / den and of w_j w_i, in one pass."
+    for t in range(len(r)):
+        if den[t] != 0:
+            ww = wqs[j[t]] * wqs[i[t]]
+            num_r[r[t]] += ww * (num[t] / den[t])
+            den_r[r[t]] += ww
+
 # %% ../nbs/10_crowdtruth.ipynb #17079871
 def rqs_from_triples(
     triples: tuple,  # (r, j, i) of each triple (`split_keys` of the sorted keys of `rqs_triples`)
@@ -455,10 +465,14 @@ def rqs_from_triples(
     "Low-level: RQS per annotation, the WQS-weighted mean of the defined P_r(i|j) = num / den."
     r, j, i = triples
     wqs = np.asarray(wqs, float)
-    ok = den != 0
-    ww = wqs[j] * wqs[i]
-    num_r = np.bincount(r, ww * np.divide(num, den, out=np.zeros(len(den)), where=ok), minlength=n_labels)
-    den_r = np.bincount(r, ww * ok, minlength=n_labels)
+    if engine() == "numba":
+        num_r, den_r = np.zeros(n_labels), np.zeros(n_labels)
+        _rqs_kernel(r, j, i, np.asarray(num, float), np.asarray(den, float), wqs, num_r, den_r)
+    else:
+        ok = den != 0
+        ww = wqs[j] * wqs[i]
+        num_r = np.bincount(r, ww * np.divide(num, den, out=np.zeros(len(den)), where=ok), minlength=n_labels)
+        den_r = np.bincount(r, ww * ok, minlength=n_labels)
     good = den_r > clamp                                               # reference: den <= 1e-8 gives the floor
     return np.maximum(np.where(good, num_r / np.where(good, den_r, 1.0), floor), floor)
 
@@ -623,18 +637,26 @@ def crowd_step(
     per_worker = lambda v: np.bincount(ix.worker, v, minlength=W)
     sums = dict(wwa_num=per_worker(num_p * su), wwa_den=per_worker(den_p * su), wsa_num=per_worker(cos * su),
                 wsa_den=per_worker(su), max_du=float(np.abs(u_new - st.u)[ix.n_per_unit > 0].max(initial=0.0)))
-    if cfg["closed"]:
-        num, den = triple_sums(ix, st.u)
-        k = len(num)
-        sums["rqs"] = sparse.csr_matrix((np.r_[num, den], np.r_[st.place, st.place], [0, k, 2 * k]), shape=(2, n_triples))
+    if cfg["closed"]: sums["rqs"] = _placed(*triple_sums(ix, st.u), st.place, n_triples)
     return replace(st, u=u_new, u_first=u_new if st.u_first is None else st.u_first), sums
 
 # %% ../nbs/10_crowdtruth.ipynb #ea4e08a6
+DENSE_TRIPLES = 1 << 22   # up to this many triples, shards send their RQS sums as dense arrays (else sparse)
+
+def _placed(num, den, place, n_triples: int):
+    "A shard's triple sums at their places among all triples: a dense 2 x T array, or sparse when T is large."
+    if n_triples <= DENSE_TRIPLES:
+        out = np.zeros((2, n_triples))
+        out[0, place], out[1, place] = num, den
+        return out
+    k = len(num)
+    return sparse.csr_matrix((np.r_[num, den], np.r_[place, place], [0, k, 2 * k]), shape=(2, n_triples))
+
 def _zero_sums(W: int, n_triples: int, closed: bool) -> dict:
     "The sums of a shard without a unit of two judgments."
     z = np.zeros(W)
     return dict(wwa_num=z, wwa_den=z, wsa_num=z, wsa_den=z, max_du=0.0) | (
-        dict(rqs=sparse.csr_matrix((2, n_triples))) if closed else {})
+        dict(rqs=_placed(np.zeros(0), np.zeros(0), np.zeros(0, np.int64), n_triples)) if closed else {})
 
 # %% ../nbs/10_crowdtruth.ipynb #aed109bb
 def crowd_update(
@@ -646,7 +668,10 @@ def crowd_update(
 ) -> tuple:
     "The new WQS, RQS, WWA and WSA from the summed shard statistics."
     clamp = cfg["clamp"]
-    a_new = rqs_from_triples(triples, *t["rqs"].toarray(), w, len(a), clamp=clamp) if cfg["closed"] else a
+    a_new = a
+    if cfg["closed"]:
+        sums = t["rqs"].toarray() if sparse.issparse(t["rqs"]) else t["rqs"]
+        a_new = rqs_from_triples(triples, *sums, w, len(a), clamp=clamp)
     wwa_, wsa_ = _div(t["wwa_num"], t["wwa_den"], clamp), _div(t["wsa_num"], t["wsa_den"], clamp)
     return wqs(wsa_, wwa_), a_new, wwa_, wsa_
 

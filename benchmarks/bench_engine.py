@@ -1,0 +1,128 @@
+"""The one engine (crowdnb.engine): how the in-memory executor scales with threads, and what Dask adds per iteration.
+
+Each case times the same call with `CROWDNB_THREADS=1` (the reference column) and with every core of this machine
+(`CROWDNB_THREADS` unset), in the same run, so the ratio is the speed-up from threads; the Dask case times one
+iteration on a 2-process LocalCluster against the in-memory path on 2 threads. The floor of an iteration is the
+bytes it must move (the shards' arrays it reads once) over the memory bandwidth measured in the same run.
+
+Data: 1,000,000 judgments of a planted Dawid-Skene crowd (200,000 units x 5 judgments, 500 workers, 5 labels).
+"""
+from __future__ import annotations
+import os, time, warnings
+
+import numpy as np
+import pandas as pd
+
+from benchmarks.common import Result, bandwidth_gbs
+
+N_UNITS, PER_UNIT, N_WORKERS, N_LABELS = 200_000, 5, 500, 5
+
+
+def crowd(n_units: int = N_UNITS, seed: int = 0) -> pd.DataFrame:
+    "A long table of n_units x 5 judgments (500 workers, 5 labels) from crowdnb's simulator."
+    from crowdnb.core import simulate_crowd
+    return simulate_crowd(n_units=n_units, n_workers=N_WORKERS, n_labels=N_LABELS, workers_per_unit=PER_UNIT,
+                          seed=seed).judgments
+
+
+class threads:
+    "Context manager: CROWDNB_THREADS set to `n` (None: unset, every core) inside the block."
+    def __init__(self, n): self.n = n
+    def __enter__(self):
+        self.old = os.environ.pop("CROWDNB_THREADS", None)
+        if self.n is not None: os.environ["CROWDNB_THREADS"] = str(self.n)
+    def __exit__(self, *a):
+        os.environ.pop("CROWDNB_THREADS", None)
+        if self.old is not None: os.environ["CROWDNB_THREADS"] = self.old
+
+
+def _best(fn, repeat: int = 2) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter(); fn(); best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def _quiet(fn):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")                  # capped iterations: 'did not converge'
+        return fn()
+
+
+def _scaling(make, run, what: str, size: str, goal: str, repeat: int = 2) -> Result:
+    "Seconds of run(make()) with 1 thread and with every core (a fresh input per setting: shards are per thread count)."
+    out = {}
+    for n in (1, None):
+        with threads(n):
+            x = make()
+            _quiet(lambda: run(x))                        # warm-up: kernels compiled, shards made
+            out[n] = _best(lambda: _quiet(lambda: run(make() if what.startswith("whole") else x)), repeat)
+    cores = os.cpu_count()
+    return Result(f"{what}: {cores} threads vs 1", size, out[None], out[1], None, "same code, same numbers", goal)
+
+
+def crowdtruth_threads(quick: bool = False):
+    from crowdnb.core import as_judgments
+    from crowdnb import crowdtruth
+    df = crowd(N_UNITS // (10 if quick else 1))
+    size = f"{len(df):,} judgments"
+    return [_scaling(lambda: as_judgments(df), lambda J: crowdtruth.run(J), "CrowdTruth to convergence, given Judgments",
+                     size, ">= 1.6x on 2 cores"),
+            _scaling(lambda: df, lambda d: crowdtruth.run(d), "whole call from a DataFrame: CrowdTruth", size,
+                     ">= 1.3x on 2 cores", repeat=1)]
+
+
+def dawid_skene_threads(quick: bool = False):
+    from crowdnb.core import as_judgments
+    from crowdnb.model_b import ModelB
+    df = crowd(N_UNITS // (10 if quick else 1))
+    fit = lambda J: ModelB(max_iter=10, tol=0.0, accelerate=False).fit(J)
+    return [_scaling(lambda: as_judgments(df), fit, "Dawid-Skene, 10 EM iterations, given Judgments",
+                     f"{len(df):,} labels", ">= 1.6x on 2 cores")]
+
+
+def per_iteration_floor(quick: bool = False):
+    "Per-iteration seconds of CrowdTruth and Dawid-Skene (marginal cost of extra iterations) against bytes moved / bandwidth."
+    from crowdnb.core import as_judgments
+    from crowdnb import crowdtruth
+    from crowdnb.model_b import ModelB
+    df = crowd(N_UNITS // (10 if quick else 1))
+    J = as_judgments(df)
+    gbs = bandwidth_gbs(2**28 if quick else 2**30)
+    ct = lambda k: _quiet(lambda: crowdtruth.run(J, max_iter=k, tol=1e-300))
+    ds = lambda k: _quiet(lambda: ModelB(max_iter=k, tol=0.0, accelerate=False).fit(J))
+    ct(2); ds(2)
+    ct_it = (_best(lambda: ct(12)) - _best(lambda: ct(2))) / 10
+    ds_it = (_best(lambda: ds(12)) - _best(lambda: ds(2))) / 10
+    n, e = len(df), len(df)                                   # judgments; entries (one label each here)
+    pairs = n * (PER_UNIT - 1)                                # (entry, co-worker) pairs of RQS
+    ct_bytes = 8 * 6 * e + (4 + 4) * pairs + 16 * 2 * n       # entry arrays, the pair slots and counts, per-judgment sums
+    ds_bytes = (8 + 4) * n + 8 * N_UNITS * N_LABELS           # one-hot indices and counts, the posteriors written
+    return [Result("CrowdTruth, one iteration", f"{n:,} judgments", ct_it, ct_bytes / gbs / 1e9, None,
+                   f"floor {ct_bytes / 2**20:.0f} MiB / {gbs:.1f} GB/s", "<= 0.5 s for the whole call"),
+            Result("Dawid-Skene, one EM iteration", f"{n:,} labels", ds_it, ds_bytes / gbs / 1e9, None,
+                   f"floor {ds_bytes / 2**20:.0f} MiB / {gbs:.1f} GB/s", "<= 5 ms")]
+
+
+def dask_per_iteration(quick: bool = False):
+    "One CrowdTruth iteration on a 2-process LocalCluster against the in-memory path (2 threads), same data."
+    try:
+        import dask.dataframe as dd
+        from distributed import Client, LocalCluster
+    except ImportError:
+        return [Result("Dask: one CrowdTruth iteration", "-", float("nan"), None, None, "skipped: crowdnb[dask] absent")]
+    from crowdnb import crowdtruth
+    df = crowd(N_UNITS // (20 if quick else 5))
+    run = lambda d, k: _quiet(lambda: crowdtruth.run(d, max_iter=k, tol=1e-300))
+    with threads(2):
+        run(df, 2)
+        mem = (_best(lambda: run(df, 6), 1) - _best(lambda: run(df, 2), 1)) / 4
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cl, Client(cl):
+        ddf = dd.from_pandas(df, npartitions=4).persist()
+        run(ddf, 2)
+        dsk = (_best(lambda: run(ddf, 6), 1) - _best(lambda: run(ddf, 2), 1)) / 4
+    return [Result("Dask (2 processes) vs in memory (2 threads): one CrowdTruth iteration", f"{len(df):,} judgments",
+                   dsk, mem, None, "same code, same numbers", "Dask within 1.5x of in memory")]
+
+
+CASES = [crowdtruth_threads, dawid_skene_threads, per_iteration_floor, dask_per_iteration]
