@@ -22,12 +22,13 @@ from .engine import Shard
 # %% auto #0
 __all__ = ['SET_LEVELS', 'SPATIAL_PREPOSITIONS', 'UndefinedAgreement', 'judgments_of', 'single_label', 'reliability_codes',
            'unit_value_counts', 'cohen_kappa', 'scott_pi', 'fleiss_sums', 'fleiss_from_sums', 'fleiss_kappa_counts',
-           'shard_fleiss_sums', 'fleiss_kappa', 'coincidence_matrix', 'squared_distances', 'alpha_scale',
-           'alpha_from_coincidences', 'alpha_from_counts', 'shard_coincidences', 'is_distance_level',
-           'krippendorff_alpha', 'AlphaInterval', 'alpha_bootstrap', 'PairwiseAgreement', 'pairwise_agreement',
-           'read_spatial_prepositions', 'spatial_prepositions_agreements', 'read_published_agreements',
-           'agreement_table', 'as_label_set', 'jaccard_distance', 'masi_distance', 'answer_sets', 'set_distance_matrix',
-           'check_distances', 'answer_distances', 'alpha_from_distances', 'answer_counts', 'distance_alpha']
+           'shard_fleiss_sums', 'fleiss_kappa', 'pairwise_kappas', 'agreement_scores', 'coincidence_matrix',
+           'squared_distances', 'alpha_scale', 'alpha_from_coincidences', 'alpha_from_counts', 'shard_coincidences',
+           'is_distance_level', 'krippendorff_alpha', 'AlphaInterval', 'alpha_bootstrap', 'PairwiseAgreement',
+           'pairwise_agreement', 'read_spatial_prepositions', 'spatial_prepositions_agreements',
+           'read_published_agreements', 'agreement_table', 'as_label_set', 'jaccard_distance', 'masi_distance',
+           'answer_sets', 'set_distance_matrix', 'check_distances', 'answer_distances', 'alpha_from_distances',
+           'answer_counts', 'distance_alpha']
 
 # %% ../nbs/20_agreement.ipynb #0458900c
 class UndefinedAgreement(ValueError):
@@ -238,6 +239,78 @@ def _fleiss_gwet(j) -> float:
                                   "once); use missing='pooled' on a dask DataFrame")
     from crowdnb.chance import fleiss_kappa_gwet
     return float(fleiss_kappa_gwet(j))
+
+# %% ../nbs/20_agreement.ipynb #22d5a2c4
+@delegates(as_judgments, but=["data"])
+def pairwise_kappas(
+    data,  # single-label judgments: a `Judgments`, a long DataFrame or a CSV path
+    **kwargs,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    "Cohen's kappa and the number of shared units of every pair of workers (workers x workers tables; NaN where undefined)."
+    J = single_label(judgments_of(data, kwargs, "pairwise_kappas"), "pairwise_kappas")
+    K, W = J.n_labels, J.n_workers
+    rows, codes = J.label_codes()
+    X = sparse.csr_matrix((np.ones(len(rows)), (J.unit_code[rows], J.worker_code[rows] * K + codes)), shape=(J.n_units, W * K))
+    C = (X.T @ X).toarray().reshape(W, K, W, K).transpose(0, 2, 1, 3)          # C[a, b] = K x K table of a vs b
+    n = C.sum(axis=(2, 3))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        po = np.trace(C, axis1=2, axis2=3) / n
+        pe = (C.sum(axis=3) * C.sum(axis=2)).sum(axis=2) / n ** 2
+        kappa = np.where((n > 0) & (pe < 1), (po - pe) / (1 - pe), np.nan)
+    np.fill_diagonal(kappa, np.nan)
+    shared = n.astype(int)
+    np.fill_diagonal(shared, 0)
+    return pd.DataFrame(kappa, J.workers, J.workers), pd.DataFrame(shared, J.workers, J.workers)
+
+# %% ../nbs/20_agreement.ipynb #9df393a9
+def _numeric_agreement(J: Judgments, codes: np.ndarray, u: np.ndarray, m: np.ndarray, others: np.ndarray) -> tuple:
+    "(score, chance) per judgment and the score per unit, for numeric labels (`u`: unit of each judgment, `m`: judgments per unit)."
+    x = J.labels.to_numpy(float)[codes]
+    tot = np.bincount(u, x, minlength=J.n_units)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        score = -np.abs(x - (tot[u] - x) / others)
+    mean_u = tot / m
+    spread = np.sqrt(np.bincount(u, (x - mean_u[u]) ** 2, minlength=J.n_units) / m)
+    unit = -np.where(m >= 2, spread, np.nan)
+    return score, np.full(len(u), np.nan), unit
+
+# %% ../nbs/20_agreement.ipynb #0e375809
+def _label_agreement(J: Judgments, codes: np.ndarray, u: np.ndarray, m: np.ndarray, others: np.ndarray) -> tuple:
+    "(score, chance) per judgment and the score per unit, for categorical labels (`u`: unit of each judgment, `m`: judgments per unit)."
+    key = u.astype(np.int64) * J.n_labels + codes
+    votes = np.bincount(key, minlength=J.n_units * J.n_labels)             # judgments choosing the label on the unit
+    p = np.bincount(codes, minlength=J.n_labels) / len(codes)               # how often each label is chosen
+    vp = votes.reshape(J.n_units, J.n_labels) @ p
+    with np.errstate(divide="ignore", invalid="ignore"):
+        score = (votes[key] - 1) / others
+        expect = (vp[u] - p[codes]) / others                              # a label drawn at random, by p
+    top = votes.reshape(J.n_units, J.n_labels).max(axis=1)
+    return score, expect, np.where(m >= 2, top / m, np.nan)
+
+# %% ../nbs/20_agreement.ipynb #aabeed7c
+@delegates(as_judgments, but=["data"])
+def agreement_scores(
+    data,  # judgments (single-label, multi-label or numeric): a `Judgments`, a long DataFrame or a CSV path
+    numeric: bool = False,  # True: labels are measurements; the score is minus the mean |value - mean of the others|
+    **kwargs,
+) -> tuple[pd.Series, pd.Series, pd.Series]:
+    "Per worker: agreement with the other workers on the same unit, and its chance level; per unit: the plurality share (see the text)."
+    J = judgments_of(data, kwargs, "agreement_scores")
+    rows, codes = J.label_codes()
+    u, w = J.unit_code[rows], J.worker_code[rows]
+    m = np.bincount(J.unit_code, minlength=J.n_units).astype(float)           # judgments per unit
+    others = m[u] - 1
+    ok = others > 0
+    score, expect, unit = (_numeric_agreement if numeric else _label_agreement)(J, codes, u, m, others)
+    per_j = pd.DataFrame({"j": rows, "s": np.where(ok, score, np.nan), "e": np.where(ok, expect, np.nan)}).groupby("j").mean()
+    jw = J.worker_code[per_j.index.to_numpy()]
+    good = np.isfinite(per_j["s"].to_numpy())
+    n_w = np.bincount(jw[good], minlength=J.n_workers)
+    def mean(col):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(n_w > 0, np.bincount(jw[good], per_j[col].to_numpy()[good], minlength=J.n_workers) / n_w, np.nan)
+    return (pd.Series(mean("s"), J.workers, name="agreement"), pd.Series(unit, J.units, name="agreement"),
+            pd.Series(mean("e"), J.workers, name="chance"))
 
 # %% ../nbs/20_agreement.ipynb #fb60bd18
 def coincidence_matrix(

@@ -28,12 +28,13 @@ from scipy import sparse
 
 from .core import (Judgments, as_judgments, check_choice, check_int, check_level, check_number, progress_bar,
                           write_csv)
+from .agreement import pairwise_kappas, agreement_scores
 
 # %% auto #0
 __all__ = ['METHODS', 'esc', 'html_table', 'figure_html', 'slug', 'Section', 'Plan', 'plan', 'near_chance', 'low_outliers',
-           'QualityReport', 'pairwise_kappas', 'agreement_scores', 'majority_vote', 'in_short', 'FormRatings',
-           'read_form', 'template', 'inject_parameters', 'execute', 'markdown_html', 'page_html', 'report',
-           'read_error_counts', 'write_conll', 'CorefReport', 'coref_report']
+           'QualityReport', 'majority_vote', 'in_short', 'FormRatings', 'read_form', 'template', 'inject_parameters',
+           'execute', 'markdown_html', 'page_html', 'report', 'read_error_counts', 'write_conll', 'CorefReport',
+           'coref_report']
 
 # %% ../nbs/60_report.ipynb #15b68b1b
 def esc(
@@ -356,71 +357,6 @@ def glance(self: QualityReport) -> Section:
     self.sections.append(s)
     return s
 
-# %% ../nbs/60_report.ipynb #800b90d4
-def pairwise_kappas(
-    J: Judgments,  # single-label judgments
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    "Cohen's kappa and the number of shared units of every pair of workers (workers x workers tables; NaN where undefined)."
-    K, W = J.n_labels, J.n_workers
-    rows, codes = J.label_codes()
-    X = sparse.csr_matrix((np.ones(len(rows)), (J.unit_code[rows], J.worker_code[rows] * K + codes)), shape=(J.n_units, W * K))
-    C = (X.T @ X).toarray().reshape(W, K, W, K).transpose(0, 2, 1, 3)          # C[a, b] = K x K table of a vs b
-    n = C.sum(axis=(2, 3))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        po = np.trace(C, axis1=2, axis2=3) / n
-        pe = (C.sum(axis=3) * C.sum(axis=2)).sum(axis=2) / n ** 2
-        kappa = np.where((n > 0) & (pe < 1), (po - pe) / (1 - pe), np.nan)
-    np.fill_diagonal(kappa, np.nan)
-    shared = n.astype(int); np.fill_diagonal(shared, 0)
-    return pd.DataFrame(kappa, J.workers, J.workers), pd.DataFrame(shared, J.workers, J.workers)
-
-# %% ../nbs/60_report.ipynb #794b61df
-def _numeric_agreement(J: Judgments, codes: np.ndarray, u: np.ndarray, m: np.ndarray, others: np.ndarray) -> tuple:
-    "(score, chance) per judgment and the score per unit, for numeric labels (`u`: unit of each judgment, `m`: judgments per unit)."
-    x = J.labels.to_numpy(float)[codes]
-    tot = np.bincount(u, x, minlength=J.n_units)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        score = -np.abs(x - (tot[u] - x) / others)
-    mean_u = tot / m
-    spread = np.sqrt(np.bincount(u, (x - mean_u[u]) ** 2, minlength=J.n_units) / m)
-    unit = -np.where(m >= 2, spread, np.nan)
-    return score, np.full(len(u), np.nan), unit
-
-# %% ../nbs/60_report.ipynb #76c7280b
-def _label_agreement(J: Judgments, codes: np.ndarray, u: np.ndarray, m: np.ndarray, others: np.ndarray) -> tuple:
-    "(score, chance) per judgment and the score per unit, for categorical labels (`u`: unit of each judgment, `m`: judgments per unit)."
-    key = u.astype(np.int64) * J.n_labels + codes
-    votes = np.bincount(key, minlength=J.n_units * J.n_labels)             # judgments choosing the label on the unit
-    p = np.bincount(codes, minlength=J.n_labels) / len(codes)               # how often each label is chosen
-    vp = votes.reshape(J.n_units, J.n_labels) @ p
-    with np.errstate(divide="ignore", invalid="ignore"):
-        score = (votes[key] - 1) / others
-        expect = (vp[u] - p[codes]) / others                              # a label drawn at random, by p
-    top = votes.reshape(J.n_units, J.n_labels).max(axis=1)
-    return score, expect, np.where(m >= 2, top / m, np.nan)
-
-# %% ../nbs/60_report.ipynb #533cc4ba
-def agreement_scores(
-    J: Judgments,  # judgments (single-label, multi-label or numeric)
-    numeric: bool = False,  # True: labels are measurements; the score is minus the mean |value - mean of the others|
-) -> tuple[pd.Series, pd.Series, pd.Series]:
-    "Per worker: agreement with the other workers on the same unit, and its chance level; per unit: the plurality share (see the text)."
-    rows, codes = J.label_codes()
-    u, w = J.unit_code[rows], J.worker_code[rows]
-    m = np.bincount(J.unit_code, minlength=J.n_units).astype(float)           # judgments per unit
-    others = m[u] - 1
-    ok = others > 0
-    score, expect, unit = (_numeric_agreement if numeric else _label_agreement)(J, codes, u, m, others)
-    per_j = pd.DataFrame({"j": rows, "s": np.where(ok, score, np.nan), "e": np.where(ok, expect, np.nan)}).groupby("j").mean()
-    jw = J.worker_code[per_j.index.to_numpy()]
-    good = np.isfinite(per_j["s"].to_numpy())
-    n_w = np.bincount(jw[good], minlength=J.n_workers)
-    def mean(col):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(n_w > 0, np.bincount(jw[good], per_j[col].to_numpy()[good], minlength=J.n_workers) / n_w, np.nan)
-    return (pd.Series(mean("s"), J.workers, name="agreement"), pd.Series(unit, J.units, name="agreement"),
-            pd.Series(mean("e"), J.workers, name="chance"))
-
 # %% ../nbs/60_report.ipynb #82bcf7ed
 def _kappa_heatmap(kap: pd.DataFrame):
     "Heat map figure of a workers x workers kappa table."
@@ -586,9 +522,7 @@ def majority_vote(
     J: Judgments,  # single-label judgments
 ) -> pd.DataFrame:
     "Per unit: the most frequent label (ties: the first in label order), its votes and the number of judgments."
-    rows, codes = J.label_codes()
-    u = J.unit_code[rows]
-    votes = np.bincount(u.astype(np.int64) * J.n_labels + codes, minlength=J.n_units * J.n_labels).reshape(J.n_units, J.n_labels)
+    votes = J.unit_vectors().toarray()                      # the units x labels counts the judgments hold
     top = votes.argmax(axis=1)
     return pd.DataFrame({"majority": J.labels[top], "votes": votes.max(axis=1), "judgments": votes.sum(axis=1)}, index=J.units)
 

@@ -15,7 +15,7 @@ from crowdnb.agreement import (krippendorff_alpha, alpha_bootstrap, alpha_from_c
                                single_label, squared_distances, shard_coincidences, shard_fleiss_sums,
                                alpha_from_distances, answer_counts, answer_distances, answer_sets, check_distances,
                                distance_alpha, is_distance_level, jaccard_distance, masi_distance, set_distance_matrix,
-                               as_label_set)
+                               as_label_set, pairwise_kappas, agreement_scores)
 from crowdnb.core import as_judgments
 from crowdnb.engine import split_units
 from crowdnb.trust import reliability_data, subset_alphas, trust_coefficients, algorithm1_coefs, subset_codes
@@ -186,6 +186,11 @@ CASES = [
     ("shard_fleiss_sums: several labels",
      lambda d: shard_fleiss_sums(split_units(as_judgments(d.assign(relation="a|b"), sep="|", **C))[0], 2), ValueError,
      "fleiss_kappa needs one label per judgment"),
+    ("pairwise_kappas: several labels", lambda d: pairwise_kappas(d.assign(relation="a|b"), sep="|", **C), ValueError,
+     "pairwise_kappas needs one label per judgment"),
+    ("pairwise_kappas: old rater=", lambda d: pairwise_kappas(d, rater="worker_id"), TypeError, "it is now worker="),
+    ("agreement_scores: column absent", lambda d: agreement_scores(d, **{**C, "label": "answer"}), ValueError,
+     "label='answer'"),
     # distances between sets of labels
     ("answer_counts: level typo", lambda d: answer_counts(as_judgments(d, **C), "cardinal"), ValueError, "got 'cardinal'"),
     ("answer_distances: level typo", lambda d: answer_distances(as_judgments(d, **C), "hamming"), ValueError, "got 'hamming'"),
