@@ -980,9 +980,9 @@ def _anneal_objective(p, prior_gamma, prior_lam):
     def fun(z):
         return -stats(z)["ll"]
     def jac(z):
-        s = stats(z); g, l, wpost = s["g"], s["l"], s["wpost"]
-        ng = wpost.sum(axis=0) + prior_gamma
-        nl = (p.mat_t @ wpost).reshape(j, m, m).transpose(0, 2, 1) + prior_lam
+        s = stats(z); g, l = s["g"], s["l"]
+        g_, n_ = _counts_b(p, s["wpost"][:, None, :])                  # the M step's expected counts
+        ng, nl = g_[0] + prior_gamma, n_[0] + prior_lam
         gg = ng - g * ng.sum()
         gl = nl - l * nl.sum(2, keepdims=True)
         return -np.concatenate([gg[1:], gl[..., 1:].ravel()])
