@@ -585,7 +585,8 @@ def crowd_counts(
     "The shard's counts for the checks and tables: units, lone units, judgments per worker and per annotation."
     n_u = np.bincount(shard.unit_code, minlength=shard.n_units)
     lone = shard.units[n_u == 1]
-    pairs = np.unique(shard.rows.astype(np.int64) * n_labels + shard.lab)      # binary work vectors
+    pairs = np.sort(shard.rows.astype(np.int64) * n_labels + shard.lab)        # binary work vectors: each
+    pairs = pairs[np.r_[True, pairs[1:] != pairs[:-1]][:len(pairs)]]           # (judgment, label) once
     return dict(units=shard.n_units, active=int((n_u > 1).sum()), lone=len(lone), lone_ids=list(lone[:5]),
                 per_worker=np.bincount(shard.worker_code, minlength=n_workers),
                 active_worker=np.bincount(shard.worker_code[keep], minlength=n_workers),
