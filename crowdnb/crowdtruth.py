@@ -823,8 +823,8 @@ def _check_crowd(J: Judgments, single: str) -> tuple[np.ndarray, np.ndarray]:
     rep = J.repeated_pairs()                                  # e.g. one judgment per dimension: not one crowd
     if len(rep):
         f = J.frame.iloc[rep[0]]
-        raise ValueError(f"CrowdTruth needs one judgment per (unit, worker); judgments at rows {', '.join(map(str, rep[:5]))}"
-                         f"{' ...' if len(rep) > 5 else ''} repeat a (unit, worker) pair (unit={f['unit']!r}, "
+        raise ValueError(f"CrowdTruth needs one judgment per (unit, worker); judgments at "
+                         f"{J.describe_rows(rep)} repeat a (unit, worker) pair (unit={f['unit']!r}, "
                          f"worker={f['worker']!r})" + ("; run each dimension separately" if "dimension" in J.frame else ""))
     n_per_unit = np.bincount(J.unit_code, minlength=J.n_units)
     act_u = n_per_unit > 1

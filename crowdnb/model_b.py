@@ -22,7 +22,7 @@ from scipy import sparse, optimize
 from scipy.special import logsumexp
 
 from .core import (Judgments, as_judgments, as_rng, check_choice, check_int, check_number, engine, kernel,
-                          progress_bar, _is_dask, _rows_msg)
+                          progress_bar, _is_dask)
 from .model_a import distinct_optima
 
 # %% auto #0
@@ -164,9 +164,9 @@ def _judgment_patterns(J: Judgments) -> Patterns:
     "Patterns of judgments: label counts per (unit, worker), repeated labels (duplicates='count') counted."
     several = np.flatnonzero(J.frame["labels"].map(len).to_numpy() > J.frame["count"].to_numpy())
     if len(several):
-        raise ValueError(f"model B needs one label per judgment; judgments at {_rows_msg(several)} hold several labels")
+        raise ValueError(f"model B needs one label per judgment; judgments at {J.describe_rows(several)} hold several labels")
     rep = J.repeated_pairs()
-    if len(rep): raise ValueError(f"model B needs one judgment per (unit, worker); judgments at {_rows_msg(rep)} repeat a pair"
+    if len(rep): raise ValueError(f"model B needs one judgment per (unit, worker); judgments at {J.describe_rows(rep)} repeat a pair"
                                   + ("; select one dimension first" if "dimension" in J.frame else ""))
     rows, lab = J.label_codes()
     it, an = J.unit_code[rows], J.worker_code[rows]
@@ -798,6 +798,16 @@ def _em_init(p, init, votes, prior_gamma, prior_lam):
             post = (agg @ post) / np.asarray(agg.sum(axis=1))
     return _m_step(p, post, prior_gamma, prior_lam)
 
+# %% ../nbs/31_model_b.ipynb #a37f44da
+def _warn_degenerate(p: Patterns, workers=None) -> None:
+    "Warn when model B's answer is fixed by construction: one annotator (its answers are the truth) or one value."
+    if p.n_annotators < 2:
+        who = f" ({list(workers)[0]!r})" if workers is not None and len(workers) else ""
+        warnings.warn(f"model B on one worker{who}: its answers become the truth, θ = 1 by construction")
+    if p.n_values < 2:
+        warnings.warn(f"model B on one label ({np.asarray(p.values).tolist()[0]!r}): every unit gets it with probability 1 "
+                      "and θ = 1; declare labels=[...] if other labels were possible")
+
 # %% ../nbs/31_model_b.ipynb #59f7cde3
 @delegates(as_judgments, but=["data", "labels"])
 def em(
@@ -818,6 +828,7 @@ def em(
     eps, tol = check_number("eps", eps, low=0), check_number("tol", tol, low=0)
     max_iter = check_int("max_iter", max_iter)
     p = as_patterns(data, missing, labels, n_annotators, **kwargs)
+    if not isinstance(data, Patterns): _warn_degenerate(p)      # not again for the starts `fit` runs
     votes = p.votes() if eps > 0 or (isinstance(init, str) and init == "vote") else None
     gamma, lam = _em_init(p, init, votes, prior_gamma, prior_lam)
     with _one_thread(p):
@@ -1003,6 +1014,7 @@ def fit(
     eps, tol, atol = check_number("eps", eps, low=0), check_number("tol", tol, low=0), check_number("atol", atol, low=0)
     rng = as_rng(seed)
     p = as_patterns(data, missing, labels, n_annotators, **kwargs)
+    _warn_degenerate(p, workers)
     kw = dict(prior_gamma=prior_gamma, prior_lam=prior_lam)
     runs, iters = _fit_runs(p, method, n_starts, init, rng, progress, eps, tol, max_iter, accelerate, anneal_kw, kw)
     table, models = _optima(runs, atol, workers)
@@ -1053,11 +1065,6 @@ def fit(self: ModelB,
         return model_b_fit(data, estimator=self, **kwargs)
     J = as_judgments(data, **kwargs)
     p = _judgment_patterns(J)
-    if J.n_workers < 2:
-        warnings.warn(f"model B on one worker ({J.workers[0]!r}): its answers become the truth, θ = 1 by construction")
-    if J.n_labels < 2:
-        warnings.warn(f"model B on one label ({J.labels[0]!r}): every unit gets it with probability 1 and θ = 1; "
-                      "declare labels=[...] if other labels were possible")
     res = fit(p, method=self.method, n_starts=self.n_starts, eps=self.eps, seed=self.seed, progress=self.progress,
               prior_gamma=self.prior_gamma, prior_lam=self.prior_lam, tol=self.tol, max_iter=self.max_iter,
               atol=self.atol, accelerate=self.accelerate, anneal_kw=self.anneal_kw, init=self.init,

@@ -180,10 +180,11 @@ CASES = {
     "ds-eps-negative": (["dawid-skene", "{d}/long.csv", "--method", "smoothed", "--eps", "-0.5"], ["--eps", "-0.5"]),
     "ds-seed-negative": (["dawid-skene", "{d}/long.csv", "--seed", "-1"], ["--seed", "-1"]),
     "ds-multi-label": (["dawid-skene", "{d}/multi.csv", "--sep", "|"], ["one label per judgment", "row 0"]),
-    "ds-multi-label-names-line": pytest.param(
-        ["dawid-skene", "{d}/multi.csv", "--sep", "|"], ["line 2"],
-        marks=xfail("the multi-label error names 'row 0' (a 0-based data row) where every other row error of the "
-                    "CLI also names the CSV line ('row 0 (line 2)')")),
+    "ds-multi-label-names-line": (["dawid-skene", "{d}/multi.csv", "--sep", "|"], ["row 0 (line 2)"]),
+    "alpha-multi-label-names-line": (["alpha", "{d}/multi.csv", "--sep", "|"], ["row 0 (line 2)"]),
+    "fleiss-multi-label-names-line": (["fleiss", "{d}/multi.csv", "--sep", "|"], ["row 0 (line 2)"]),
+    "kappa-multi-label-names-line": (["kappa", "{d}/multi.csv", "--sep", "|"], ["row 0 (line 2)"]),
+    "trust-multi-label-names-line": (["trust", "{d}/multi.csv", "--sep", "|"], ["line 2"]),
     "ds-duplicates": (["dawid-skene", "{d}/dups.csv"], ["line 2", "--duplicates last", "--duplicates count"]),
     "ds-out-is-a-file": (["dawid-skene", "{d}/long.csv", "--out", "{d}/notafolder"], ["--out", "'{d}/notafolder'"]),
     "ds-model-b-alias-max-iter": (["model-b", "{d}/long.csv", "--max-iter", "-3"], ["--max-iter", "-3"]),
