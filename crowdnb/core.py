@@ -22,8 +22,8 @@ from scipy import sparse
 # %% auto #0
 __all__ = ['prange', 'LEVELS', 'FORMATS', 'as_rng', 'show_progress', 'progress_bar', 'engine', 'kernel', 'check_choice',
            'check_int', 'check_number', 'check_level', 'check_bool', 'divide', 'group_runs', 'shared_data', 'Judgments',
-           'detect_format', 'read_table', 'as_judgments', 'option_owners', 'atomic_write', 'write_csv', 'loop_design',
-           'design_matrix', 'Simulation', 'simulate_crowd']
+           'detect_format', 'read_table', 'csv_lines', 'as_judgments', 'option_owners', 'atomic_write', 'write_csv',
+           'loop_design', 'design_matrix', 'Simulation', 'simulate_crowd']
 
 # %% ../nbs/00_core.ipynb #4cdfcd95
 def as_rng(
@@ -228,11 +228,12 @@ def shared_data(*parts) -> Path | None:
 
 # %% ../nbs/00_core.ipynb #99e996db
 def _rows_msg(rows, line_offset=None, limit=5):
-    "Describe offending row positions, with CSV line numbers when `line_offset` is an int (a callable names them itself)."
+    "Describe offending row positions, with their CSV lines: `line_offset` an int (line = row + offset) or each row's line (an array); a callable names them itself."
     rows = list(rows)
     more = f" and {len(rows) - limit} more" if len(rows) > limit else ""
     if callable(line_offset): return f"{'; '.join(line_offset(rows[:limit]))}{more}"
-    shown = ", ".join(str(r) if line_offset is None else f"{r} (line {r + line_offset})" for r in rows[:limit])
+    line = (lambda r: r + line_offset) if isinstance(line_offset, Integral) else (lambda r: int(line_offset[r]))
+    shown = ", ".join(str(r) if line_offset is None else f"{r} (line {line(r)})" for r in rows[:limit])
     return f"row{'s' if len(rows) > 1 else ''} {shown}{more}"
 
 # %% ../nbs/00_core.ipynb #9fd0fd7c
@@ -553,12 +554,13 @@ def _frame_and_codes(df, unit="unit", worker="worker", label="label", *, sep=Non
     out = _resolve_duplicates(out, dup, key, duplicates, submitted, line_offset)
     return _source_rows(out, line_offset), labels, None, None
 
-# %% ../nbs/00_core.ipynb #5953c57a
+# %% ../nbs/00_core.ipynb #9fb63bf0
 def _source_rows(out: pd.DataFrame, line_offset) -> pd.DataFrame:
     "The frame with its `_row` column as `row` (and `line`, the CSV line, for a file); dropped for a matrix's cells."
     out = out.rename(columns={"_row": "row"})
     if callable(line_offset): return out.drop(columns="row")
-    if line_offset is not None: out["line"] = out["row"].to_numpy() + line_offset
+    if isinstance(line_offset, Integral): out["line"] = out["row"].to_numpy() + line_offset
+    elif line_offset is not None: out["line"] = np.asarray(line_offset)[out["row"].to_numpy()]
     return out
 
 # %% ../nbs/00_core.ipynb #9110da99
@@ -606,6 +608,28 @@ def read_table(
     if dup: raise ValueError(f"{where} repeats the column name(s) {dup}; every column needs its own name")
     return df
 
+# %% ../nbs/00_core.ipynb #83f9d0f4
+def csv_lines(
+    path,  # a CSV file that `read_table` reads
+    delimiter: str = ",",  # its field delimiter
+    n_rows: int | None = None,  # the rows `read_table` found (a check); None: not checked
+):
+    "The file line of each data row of a CSV file: the int 2 (line = row + 2) for a plain file, else an array of lines."
+    import csv
+    raw = Path(path).read_bytes()
+    body = raw.rstrip(b"\r\n")
+    if b'"' not in raw and b"\n\n" not in body and b"\n\r\n" not in body and raw.count(b"\r") == raw.count(b"\r\n") \
+            and not raw.lstrip(b"\xef\xbb\xbf").startswith((b"\n", b"\r")):
+        return 2
+    lines, last = [], 0
+    with open(path, newline="", encoding="utf-8-sig") as f:
+        reader = csv.reader(f, delimiter=delimiter)
+        for record in reader:                   # only for files with blank lines or quotes
+            if record: lines.append(last + 1)
+            last = reader.line_num
+    lines = np.array(lines[1:], dtype=np.int64)  # the first record is the header
+    return lines if n_rows is None or len(lines) == n_rows else 2
+
 # %% ../nbs/00_core.ipynb #e9327026
 _DEFAULTS = dict(unit="unit", worker="worker", label="label", labels=None, sep=None, empty="error", none_token="none",
                  duplicates="error", dimension=None, started=None, submitted=None, format="long", delimiter=",")
@@ -617,7 +641,8 @@ def _read_input(data, format, delimiter):
     line_offset, source = None, "the table"
     if isinstance(data, (str, os.PathLike)):
         source = f"judgments file {str(data)!r}"
-        data, line_offset = read_table(data, delimiter), 2
+        data, path = read_table(data, delimiter), data
+        line_offset = csv_lines(path, delimiter, len(data))
     elif not isinstance(data, pd.DataFrame):
         raise TypeError(f"judgments must be a Judgments, a long pandas DataFrame or a CSV path, not {type(data).__name__}"
                         + ("; a units x workers matrix enters through Judgments.from_matrix"
@@ -672,7 +697,7 @@ def as_judgments(
     if codes is not None: j._cache["label_codes"] = codes     # known from the distinct answers: no pass over tuples
     return j
 
-# %% ../nbs/00_core.ipynb #110fdf37
+# %% ../nbs/00_core.ipynb #8d9311e8
 def _check_names(given: dict) -> None:
     "A `TypeError` naming the option when a column option is not a column name or `sep` is not a non-empty string."
     for k in ("unit", "worker", "label", "dimension", "started", "submitted"):
@@ -683,7 +708,7 @@ def _check_names(given: dict) -> None:
     if given["sep"] is not None and not (isinstance(given["sep"], str) and given["sep"]):
         raise TypeError(f"sep must be a non-empty string or None, not {given['sep']!r}")
 
-# %% ../nbs/00_core.ipynb #86a3d92c
+# %% ../nbs/00_core.ipynb #b7a01c73
 _MODULES = ("agreement", "chance", "crowdtruth", "crowdtruth_v1", "trust", "model_a", "model_b", "humeval", "coref")
 
 def option_owners(
@@ -702,7 +727,7 @@ def option_owners(
                 out.append(f"{mod}.{n}")
     return out
 
-# %% ../nbs/00_core.ipynb #5278be92
+# %% ../nbs/00_core.ipynb #9734b49d
 def _caller() -> str:
     "The innermost public function of crowdnb on the stack above `as_judgments` (for messages), or 'as_judgments'."
     import sys
@@ -715,7 +740,7 @@ def _caller() -> str:
         f = f.f_back
     return "as_judgments"
 
-# %% ../nbs/00_core.ipynb #71593e00
+# %% ../nbs/00_core.ipynb #fdfaa165
 def _unknown_options(unknown: dict) -> TypeError:
     "The error for options that are not input options: the caller, and where each option belongs (or a close name)."
     import difflib
@@ -851,7 +876,7 @@ def repeated_pairs(self: Judgments) -> np.ndarray:
     pair = self.unit_code.astype(np.int64) * self.n_workers + self.worker_code
     return np.flatnonzero(pd.Series(pair).duplicated(keep=False).to_numpy())
 
-# %% ../nbs/00_core.ipynb #2468f113
+# %% ../nbs/00_core.ipynb #a688b54d
 @patch
 def describe_rows(
     self: Judgments,
@@ -861,9 +886,9 @@ def describe_rows(
     "Where the judgments at `rows` came from, for an error message: 'row 0 (line 2)', 'rows 3, 4', or their unit and worker."
     rows, f = np.asarray(rows, dtype=np.int64), self.frame
     if "row" in f:
-        src = f["row"].to_numpy()[rows]
-        off = int(f["line"].iloc[0] - f["row"].iloc[0]) if "line" in f and len(f) else None
-        return _rows_msg(src.tolist(), off, limit)
+        src = f["row"].to_numpy()[rows].tolist()
+        lines = dict(zip(src, f["line"].to_numpy()[rows].tolist())) if "line" in f else None
+        return _rows_msg(src, lines, limit)
     cells = lambda rs: [f"unit {self.units[self.unit_code[r]]!r}, worker {self.workers[self.worker_code[r]]!r}" for r in rs]
     return _rows_msg(rows.tolist(), cells, limit)
 
@@ -936,7 +961,7 @@ def from_matrix(
     if codes is not None: j._cache["label_codes"] = codes
     return j
 
-# %% ../nbs/00_core.ipynb #bee8a396
+# %% ../nbs/00_core.ipynb #93853de0
 def _warn_unrated(keep: np.ndarray, units, workers) -> None:
     "Warn, naming them, about the rows (units) and columns (workers) of a matrix that hold no rating."
     for what, names, empty in (("worker", workers, ~keep.any(axis=0)), ("unit", units, ~keep.any(axis=1))):
@@ -952,7 +977,7 @@ def _defused(v):
     "A text value that a spreadsheet would run as a formula, prefixed with an apostrophe; anything else unchanged."
     return "'" + v if isinstance(v, str) and v.startswith(_FORMULA_START) else v
 
-# %% ../nbs/00_core.ipynb #d2e2eda0
+# %% ../nbs/00_core.ipynb #268612a8
 @contextmanager
 def atomic_write(
     path,  # the file to write

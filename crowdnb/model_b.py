@@ -803,7 +803,8 @@ def _warn_degenerate(p: Patterns, workers=None) -> None:
     "Warn when model B's answer is fixed by construction: one annotator (its answers are the truth) or one value."
     if p.n_annotators < 2:
         who = f" ({list(workers)[0]!r})" if workers is not None and len(workers) else ""
-        warnings.warn(f"model B on one worker{who}: its answers become the truth, θ = 1 by construction")
+        warnings.warn(f"model B on one worker{who}: its answers become the truth, θ = 1 by construction "
+                      "(from the vote start; the model is not identified with one worker)")
     if p.n_values < 2:
         warnings.warn(f"model B on one label ({np.asarray(p.values).tolist()[0]!r}): every unit gets it with probability 1 "
                       "and θ = 1; declare labels=[...] if other labels were possible")
@@ -913,6 +914,8 @@ def anneal(
     bound, max_iter = check_number("bound", bound, low=0, low_open=True), check_int("max_iter", max_iter)
     rng = as_rng(seed)
     p = as_patterns(data, missing, labels, n_annotators, **kwargs)
+    if p.n_values < 2: raise ValueError(f"anneal needs at least 2 labels; with one ({np.asarray(p.values).tolist()[0]!r}) "
+                                        "model B has no free parameter: use method='em'")
     j, m = p.n_annotators, p.n_values
     fun, jac = _anneal_objective(p, prior_gamma, prior_lam)
     dim = (m - 1) + j * m * (m - 1)
