@@ -554,7 +554,7 @@ def _frame_and_codes(df, unit="unit", worker="worker", label="label", *, sep=Non
     out = _resolve_duplicates(out, dup, key, duplicates, submitted, line_offset)
     return _source_rows(out, line_offset), labels, None, None
 
-# %% ../nbs/00_core.ipynb #9fb63bf0
+# %% ../nbs/00_core.ipynb #c1cb0233
 def _source_rows(out: pd.DataFrame, line_offset) -> pd.DataFrame:
     "The frame with its `_row` column as `row` (and `line`, the CSV line, for a file); dropped for a matrix's cells."
     out = out.rename(columns={"_row": "row"})
@@ -608,7 +608,7 @@ def read_table(
     if dup: raise ValueError(f"{where} repeats the column name(s) {dup}; every column needs its own name")
     return df
 
-# %% ../nbs/00_core.ipynb #83f9d0f4
+# %% ../nbs/00_core.ipynb #285e36c1
 def csv_lines(
     path,  # a CSV file that `read_table` reads
     delimiter: str = ",",  # its field delimiter
@@ -688,16 +688,18 @@ def as_judgments(
     _check_names(given)
     if isinstance(data, Judgments): return _relabel(data, given)
     if _is_dask(data): return _dask_judgments(data, given)
+    path = data if isinstance(data, (str, os.PathLike)) else None
     data, line_offset, source = _read_input(data, format, delimiter)
     spec = _columns(data, given)
     _check_columns(data, spec, format, source)
+    if path is not None: data = _ids_as_written(data, path, delimiter, [spec[k] for k in ("unit", "worker", "dimension")])
     opts = {k: given[k] for k in ("sep", "labels", "empty", "none_token", "duplicates")}
     frame, label_set, codes, ids = _frame_and_codes(data, **spec, **opts, line_offset=line_offset, source=source)
     j = Judgments(frame, label_set, closed=labels is not None, codes=ids)
     if codes is not None: j._cache["label_codes"] = codes     # known from the distinct answers: no pass over tuples
     return j
 
-# %% ../nbs/00_core.ipynb #8d9311e8
+# %% ../nbs/00_core.ipynb #4aa7a3fa
 def _check_names(given: dict) -> None:
     "A `TypeError` naming the option when a column option is not a column name or `sep` is not a non-empty string."
     for k in ("unit", "worker", "label", "dimension", "started", "submitted"):
@@ -708,7 +710,7 @@ def _check_names(given: dict) -> None:
     if given["sep"] is not None and not (isinstance(given["sep"], str) and given["sep"]):
         raise TypeError(f"sep must be a non-empty string or None, not {given['sep']!r}")
 
-# %% ../nbs/00_core.ipynb #b7a01c73
+# %% ../nbs/00_core.ipynb #71b7009e
 _MODULES = ("agreement", "chance", "crowdtruth", "crowdtruth_v1", "trust", "model_a", "model_b", "humeval", "coref")
 
 def option_owners(
@@ -727,7 +729,7 @@ def option_owners(
                 out.append(f"{mod}.{n}")
     return out
 
-# %% ../nbs/00_core.ipynb #9734b49d
+# %% ../nbs/00_core.ipynb #9a4b78ae
 def _caller() -> str:
     "The innermost public function of crowdnb on the stack above `as_judgments` (for messages), or 'as_judgments'."
     import sys
@@ -740,7 +742,7 @@ def _caller() -> str:
         f = f.f_back
     return "as_judgments"
 
-# %% ../nbs/00_core.ipynb #fdfaa165
+# %% ../nbs/00_core.ipynb #cea09ae4
 def _unknown_options(unknown: dict) -> TypeError:
     "The error for options that are not input options: the caller, and where each option belongs (or a close name)."
     import difflib
@@ -753,6 +755,19 @@ def _unknown_options(unknown: dict) -> TypeError:
             where = f"no function of crowdnb takes {k}" + (f"; did you mean {near[0]}?" if near else "")
         parts.append(f"{who}() has no option {k!r} ({k}={v!r}); {where}")
     return TypeError("; ".join(parts))
+
+# %% ../nbs/00_core.ipynb #60334599
+def _ids_as_written(df: pd.DataFrame, path, delimiter: str, cols) -> pd.DataFrame:
+    "`df` with each numeric id column of the CSV file replaced by its text when the numbers would not write back as the ids were written."
+    num = [c for c in dict.fromkeys(cols) if c is not None and pd.api.types.is_numeric_dtype(df[c].dtype)]
+    if not num: return df
+    text = pd.read_csv(path, sep=delimiter, encoding="utf-8-sig", usecols=num, dtype=str, keep_default_na=False)
+    swap = {}
+    for c in num:
+        t = text[c].str.strip()
+        back = df[c].map(lambda v: str(int(v)) if pd.notna(v) and float(v).is_integer() else "")
+        if len(t) == len(df) and not (t.eq(back) | t.eq("")).all(): swap[c] = t.where(t != "", None).to_numpy(object)
+    return df.assign(**swap) if swap else df
 
 # %% ../nbs/00_core.ipynb #fe06a282
 def _columns(df, given) -> dict:
@@ -876,7 +891,7 @@ def repeated_pairs(self: Judgments) -> np.ndarray:
     pair = self.unit_code.astype(np.int64) * self.n_workers + self.worker_code
     return np.flatnonzero(pd.Series(pair).duplicated(keep=False).to_numpy())
 
-# %% ../nbs/00_core.ipynb #a688b54d
+# %% ../nbs/00_core.ipynb #cbd343f6
 @patch
 def describe_rows(
     self: Judgments,
@@ -961,7 +976,7 @@ def from_matrix(
     if codes is not None: j._cache["label_codes"] = codes
     return j
 
-# %% ../nbs/00_core.ipynb #93853de0
+# %% ../nbs/00_core.ipynb #7f2bed16
 def _warn_unrated(keep: np.ndarray, units, workers) -> None:
     "Warn, naming them, about the rows (units) and columns (workers) of a matrix that hold no rating."
     for what, names, empty in (("worker", workers, ~keep.any(axis=0)), ("unit", units, ~keep.any(axis=1))):
@@ -977,7 +992,7 @@ def _defused(v):
     "A text value that a spreadsheet would run as a formula, prefixed with an apostrophe; anything else unchanged."
     return "'" + v if isinstance(v, str) and v.startswith(_FORMULA_START) else v
 
-# %% ../nbs/00_core.ipynb #268612a8
+# %% ../nbs/00_core.ipynb #80461c43
 @contextmanager
 def atomic_write(
     path,  # the file to write
