@@ -554,7 +554,7 @@ def _frame_and_codes(df, unit="unit", worker="worker", label="label", *, sep=Non
     out = _resolve_duplicates(out, dup, key, duplicates, submitted, line_offset)
     return _source_rows(out, line_offset), labels, None, None
 
-# %% ../nbs/00_core.ipynb #c1cb0233
+# %% ../nbs/00_core.ipynb #92cd2874
 def _source_rows(out: pd.DataFrame, line_offset) -> pd.DataFrame:
     "The frame with its `_row` column as `row` (and `line`, the CSV line, for a file); dropped for a matrix's cells."
     out = out.rename(columns={"_row": "row"})
@@ -606,9 +606,20 @@ def read_table(
         raise ValueError(f"cannot read {where}: {str(e).strip()}") from None
     dup = sorted({c for c in header if header.count(c) > 1})
     if dup: raise ValueError(f"{where} repeats the column name(s) {dup}; every column needs its own name")
+    if not isinstance(df.index, pd.RangeIndex): _ragged(p, delimiter, len(header), where)   # read as an index: too many fields
     return df
 
-# %% ../nbs/00_core.ipynb #285e36c1
+def _ragged(path, delimiter: str, n: int, where: str):
+    "Raise a ValueError naming the first line of a CSV file with more fields than its header's `n`."
+    import csv
+    with open(path, newline="", encoding="utf-8-sig") as f:
+        reader, last = csv.reader(f, delimiter=delimiter), 0
+        for k, record in enumerate(reader):
+            if k and len(record) > n: raise ValueError(f"cannot read {where}: line {last + 1} has {len(record)} fields, the header {n}")
+            last = reader.line_num
+    raise ValueError(f"cannot read {where}: some line has more fields than the header ({n})")
+
+# %% ../nbs/00_core.ipynb #2b2c112b
 def csv_lines(
     path,  # a CSV file that `read_table` reads
     delimiter: str = ",",  # its field delimiter
@@ -699,7 +710,7 @@ def as_judgments(
     if codes is not None: j._cache["label_codes"] = codes     # known from the distinct answers: no pass over tuples
     return j
 
-# %% ../nbs/00_core.ipynb #4aa7a3fa
+# %% ../nbs/00_core.ipynb #950abe0a
 def _check_names(given: dict) -> None:
     "A `TypeError` naming the option when a column option is not a column name or `sep` is not a non-empty string."
     for k in ("unit", "worker", "label", "dimension", "started", "submitted"):
@@ -710,7 +721,7 @@ def _check_names(given: dict) -> None:
     if given["sep"] is not None and not (isinstance(given["sep"], str) and given["sep"]):
         raise TypeError(f"sep must be a non-empty string or None, not {given['sep']!r}")
 
-# %% ../nbs/00_core.ipynb #71b7009e
+# %% ../nbs/00_core.ipynb #02939af6
 _MODULES = ("agreement", "chance", "crowdtruth", "crowdtruth_v1", "trust", "model_a", "model_b", "humeval", "coref")
 
 def option_owners(
@@ -729,7 +740,7 @@ def option_owners(
                 out.append(f"{mod}.{n}")
     return out
 
-# %% ../nbs/00_core.ipynb #9a4b78ae
+# %% ../nbs/00_core.ipynb #40beff32
 def _caller() -> str:
     "The innermost public function of crowdnb on the stack above `as_judgments` (for messages), or 'as_judgments'."
     import sys
@@ -742,7 +753,7 @@ def _caller() -> str:
         f = f.f_back
     return "as_judgments"
 
-# %% ../nbs/00_core.ipynb #cea09ae4
+# %% ../nbs/00_core.ipynb #1f74885f
 def _unknown_options(unknown: dict) -> TypeError:
     "The error for options that are not input options: the caller, and where each option belongs (or a close name)."
     import difflib
@@ -756,7 +767,7 @@ def _unknown_options(unknown: dict) -> TypeError:
         parts.append(f"{who}() has no option {k!r} ({k}={v!r}); {where}")
     return TypeError("; ".join(parts))
 
-# %% ../nbs/00_core.ipynb #60334599
+# %% ../nbs/00_core.ipynb #ef834a8c
 def _ids_as_written(df: pd.DataFrame, path, delimiter: str, cols) -> pd.DataFrame:
     "`df` with each numeric id column of the CSV file replaced by its text when the numbers would not write back as the ids were written."
     num = [c for c in dict.fromkeys(cols) if c is not None and pd.api.types.is_numeric_dtype(df[c].dtype)]
@@ -891,7 +902,7 @@ def repeated_pairs(self: Judgments) -> np.ndarray:
     pair = self.unit_code.astype(np.int64) * self.n_workers + self.worker_code
     return np.flatnonzero(pd.Series(pair).duplicated(keep=False).to_numpy())
 
-# %% ../nbs/00_core.ipynb #cbd343f6
+# %% ../nbs/00_core.ipynb #de4bf2cf
 @patch
 def describe_rows(
     self: Judgments,
@@ -976,7 +987,7 @@ def from_matrix(
     if codes is not None: j._cache["label_codes"] = codes
     return j
 
-# %% ../nbs/00_core.ipynb #7f2bed16
+# %% ../nbs/00_core.ipynb #22aadd75
 def _warn_unrated(keep: np.ndarray, units, workers) -> None:
     "Warn, naming them, about the rows (units) and columns (workers) of a matrix that hold no rating."
     for what, names, empty in (("worker", workers, ~keep.any(axis=0)), ("unit", units, ~keep.any(axis=1))):
@@ -992,7 +1003,7 @@ def _defused(v):
     "A text value that a spreadsheet would run as a formula, prefixed with an apostrophe; anything else unchanged."
     return "'" + v if isinstance(v, str) and v.startswith(_FORMULA_START) else v
 
-# %% ../nbs/00_core.ipynb #80461c43
+# %% ../nbs/00_core.ipynb #22ca4691
 @contextmanager
 def atomic_write(
     path,  # the file to write
