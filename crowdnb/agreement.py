@@ -55,7 +55,8 @@ def _single_label(j: Judgments, what: str) -> Judgments:
         raise ValueError(f"{what} needs one label per judgment; the judgments at {j.describe_rows(rows)} hold several")
     rep = j.repeated_pairs()
     if len(rep):
-        raise ValueError(f"{what} needs one judgment per (unit, worker); the judgments at {j.describe_rows(rep)} repeat a "
+        raise ValueError(f"{what} needs one judgment per (unit, worker); the judgments at {j.describe_rows(rep)} "
+                         "repeat a "
                          "(unit, worker) pair" + ("; select one dimension first" if "dimension" in j.frame else ""))
     return j
 
@@ -648,7 +649,9 @@ def read_spatial_prepositions(
     if users["user"].duplicated().any():
         raise ValueError(f"userlist.csv lists users twice: {list(users.user[users.user.duplicated()][:3])}")
     unknown = ~a["user"].isin(users["user"])
-    if unknown.any(): raise ValueError(f"annotationlist.csv lines {(np.flatnonzero(unknown)[:5] + 1).tolist()} have users not in userlist.csv")
+    if unknown.any():
+        raise ValueError(f"annotationlist.csv lines {(np.flatnonzero(unknown)[:5] + 1).tolist()} have users "
+                         "not in userlist.csv")
     a["native"] = a["user"].map(users.set_index("user")["native"].eq("1"))
     a["figure"] = a["figure"].replace("", "none")
     objs = _scene_objects(folder)

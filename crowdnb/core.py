@@ -228,7 +228,7 @@ def shared_data(*parts) -> Path | None:
 
 # %% ../nbs/00_core.ipynb #99e996db
 def _rows_msg(rows, line_offset=None, limit=5):
-    "Describe offending row positions, with their CSV lines: `line_offset` an int (line = row + offset) or each row's line (an array); a callable names them itself."
+    "Rows at fault, with CSV lines: `line_offset` an int (row + offset) or each row's line; a callable names them."
     rows = list(rows)
     more = f" and {len(rows) - limit} more" if len(rows) > limit else ""
     if callable(line_offset): return f"{'; '.join(line_offset(rows[:limit]))}{more}"
@@ -554,7 +554,7 @@ def _frame_and_codes(df, unit="unit", worker="worker", label="label", *, sep=Non
     out = _resolve_duplicates(out, dup, key, duplicates, submitted, line_offset)
     return _source_rows(out, line_offset), labels, None, None
 
-# %% ../nbs/00_core.ipynb #92cd2874
+# %% ../nbs/00_core.ipynb #3a13d704
 def _source_rows(out: pd.DataFrame, line_offset) -> pd.DataFrame:
     "The frame with its `_row` column as `row` (and `line`, the CSV line, for a file); dropped for a matrix's cells."
     out = out.rename(columns={"_row": "row"})
@@ -606,7 +606,7 @@ def read_table(
         raise ValueError(f"cannot read {where}: {str(e).strip()}") from None
     dup = sorted({c for c in header if header.count(c) > 1})
     if dup: raise ValueError(f"{where} repeats the column name(s) {dup}; every column needs its own name")
-    if not isinstance(df.index, pd.RangeIndex): _ragged(p, delimiter, len(header), where)   # read as an index: too many fields
+    if not isinstance(df.index, pd.RangeIndex): _ragged(p, delimiter, len(header), where)   # too many fields: an index
     return df
 
 def _ragged(path, delimiter: str, n: int, where: str):
@@ -615,11 +615,12 @@ def _ragged(path, delimiter: str, n: int, where: str):
     with open(path, newline="", encoding="utf-8-sig") as f:
         reader, last = csv.reader(f, delimiter=delimiter), 0
         for k, record in enumerate(reader):
-            if k and len(record) > n: raise ValueError(f"cannot read {where}: line {last + 1} has {len(record)} fields, the header {n}")
+            if k and len(record) > n:
+                raise ValueError(f"cannot read {where}: line {last + 1} has {len(record)} fields, the header {n}")
             last = reader.line_num
     raise ValueError(f"cannot read {where}: some line has more fields than the header ({n})")
 
-# %% ../nbs/00_core.ipynb #2b2c112b
+# %% ../nbs/00_core.ipynb #b847c6b2
 def csv_lines(
     path,  # a CSV file that `read_table` reads
     delimiter: str = ",",  # its field delimiter
@@ -703,14 +704,15 @@ def as_judgments(
     data, line_offset, source = _read_input(data, format, delimiter)
     spec = _columns(data, given)
     _check_columns(data, spec, format, source)
-    if path is not None: data = _ids_as_written(data, path, delimiter, [spec[k] for k in ("unit", "worker", "dimension")])
+    if path is not None:                                     # ids as the file writes them
+        data = _ids_as_written(data, path, delimiter, [spec[k] for k in ("unit", "worker", "dimension")])
     opts = {k: given[k] for k in ("sep", "labels", "empty", "none_token", "duplicates")}
     frame, label_set, codes, ids = _frame_and_codes(data, **spec, **opts, line_offset=line_offset, source=source)
     j = Judgments(frame, label_set, closed=labels is not None, codes=ids)
     if codes is not None: j._cache["label_codes"] = codes     # known from the distinct answers: no pass over tuples
     return j
 
-# %% ../nbs/00_core.ipynb #950abe0a
+# %% ../nbs/00_core.ipynb #21d7aef6
 def _check_names(given: dict) -> None:
     "A `TypeError` naming the option when a column option is not a column name or `sep` is not a non-empty string."
     for k in ("unit", "worker", "label", "dimension", "started", "submitted"):
@@ -721,13 +723,13 @@ def _check_names(given: dict) -> None:
     if given["sep"] is not None and not (isinstance(given["sep"], str) and given["sep"]):
         raise TypeError(f"sep must be a non-empty string or None, not {given['sep']!r}")
 
-# %% ../nbs/00_core.ipynb #02939af6
+# %% ../nbs/00_core.ipynb #4538b1b2
 _MODULES = ("agreement", "chance", "crowdtruth", "crowdtruth_v1", "trust", "model_a", "model_b", "humeval", "coref")
 
 def option_owners(
     name: str,  # an option (parameter) name, e.g. 'weights'
 ) -> list:
-    "The public functions and classes of crowdnb ('module.name') that take an option called `name`, read from their signatures."
+    "The public functions and classes ('module.name') of crowdnb that take an option `name`, from their signatures."
     import importlib, inspect
     out = []
     for mod in _MODULES:
@@ -736,11 +738,11 @@ def option_owners(
             obj = getattr(m, n, None)
             try: params = inspect.signature(obj).parameters if callable(obj) else {}
             except (TypeError, ValueError): continue
-            if name in params and params[name].kind not in (inspect.Parameter.VAR_KEYWORD, inspect.Parameter.VAR_POSITIONAL):
+            if name in params and params[name].kind not in (params[name].VAR_KEYWORD, params[name].VAR_POSITIONAL):
                 out.append(f"{mod}.{n}")
     return out
 
-# %% ../nbs/00_core.ipynb #40beff32
+# %% ../nbs/00_core.ipynb #565b82d1
 def _caller() -> str:
     "The innermost public function of crowdnb on the stack above `as_judgments` (for messages), or 'as_judgments'."
     import sys
@@ -753,7 +755,7 @@ def _caller() -> str:
         f = f.f_back
     return "as_judgments"
 
-# %% ../nbs/00_core.ipynb #1f74885f
+# %% ../nbs/00_core.ipynb #3ff96027
 def _unknown_options(unknown: dict) -> TypeError:
     "The error for options that are not input options: the caller, and where each option belongs (or a close name)."
     import difflib
@@ -767,9 +769,9 @@ def _unknown_options(unknown: dict) -> TypeError:
         parts.append(f"{who}() has no option {k!r} ({k}={v!r}); {where}")
     return TypeError("; ".join(parts))
 
-# %% ../nbs/00_core.ipynb #ef834a8c
+# %% ../nbs/00_core.ipynb #855fbf1c
 def _ids_as_written(df: pd.DataFrame, path, delimiter: str, cols) -> pd.DataFrame:
-    "`df` with each numeric id column of the CSV file replaced by its text when the numbers would not write back as the ids were written."
+    "`df` with a numeric id column replaced by the file's text where its numbers do not write back as the ids were."
     num = [c for c in dict.fromkeys(cols) if c is not None and pd.api.types.is_numeric_dtype(df[c].dtype)]
     if not num: return df
     text = pd.read_csv(path, sep=delimiter, encoding="utf-8-sig", usecols=num, dtype=str, keep_default_na=False)
@@ -902,20 +904,21 @@ def repeated_pairs(self: Judgments) -> np.ndarray:
     pair = self.unit_code.astype(np.int64) * self.n_workers + self.worker_code
     return np.flatnonzero(pd.Series(pair).duplicated(keep=False).to_numpy())
 
-# %% ../nbs/00_core.ipynb #de4bf2cf
+# %% ../nbs/00_core.ipynb #18d333a5
 @patch
 def describe_rows(
     self: Judgments,
     rows,  # positions of judgments in `frame` (e.g. from `repeated_pairs()`)
     limit: int = 5,  # name at most this many
 ) -> str:
-    "Where the judgments at `rows` came from, for an error message: 'row 0 (line 2)', 'rows 3, 4', or their unit and worker."
+    "Where the judgments at `rows` came from, for messages: 'row 0 (line 2)', 'rows 3, 4', or their unit and worker."
     rows, f = np.asarray(rows, dtype=np.int64), self.frame
     if "row" in f:
         src = f["row"].to_numpy()[rows].tolist()
         lines = dict(zip(src, f["line"].to_numpy()[rows].tolist())) if "line" in f else None
         return _rows_msg(src, lines, limit)
-    cells = lambda rs: [f"unit {self.units[self.unit_code[r]]!r}, worker {self.workers[self.worker_code[r]]!r}" for r in rs]
+    u, w = self.units, self.workers
+    cells = lambda rs: [f"unit {u[self.unit_code[r]]!r}, worker {w[self.worker_code[r]]!r}" for r in rs]
     return _rows_msg(rows.tolist(), cells, limit)
 
 # %% ../nbs/00_core.ipynb #3ca1c81a
@@ -928,10 +931,12 @@ def label_matrix(
     if self.multi_label:
         rows = np.unique(self.label_codes()[0], return_counts=True)
         rows = rows[0][rows[1] > 1]
-        raise ValueError(f"label_matrix needs one label per judgment; judgments at {self.describe_rows(rows)} hold several")
+        raise ValueError(f"label_matrix needs one label per judgment; judgments at {self.describe_rows(rows)} "
+                         "hold several")
     rep = self.repeated_pairs()
     if len(rep):
-        raise ValueError(f"label_matrix needs one judgment per (unit, worker); judgments at {self.describe_rows(rep)} repeat "
+        raise ValueError(f"label_matrix needs one judgment per (unit, worker); judgments at {self.describe_rows(rep)} "
+                         "repeat "
                          "a (unit, worker) pair" + ("; select one dimension first" if "dimension" in self.frame else ""))
     if 0 <= missing < self.n_labels: raise ValueError(f"missing marker {missing} collides with a label code")
     m = np.full((self.n_units, self.n_workers), missing, dtype=np.int64)
@@ -987,12 +992,13 @@ def from_matrix(
     if codes is not None: j._cache["label_codes"] = codes
     return j
 
-# %% ../nbs/00_core.ipynb #22aadd75
+# %% ../nbs/00_core.ipynb #52535542
 def _warn_unrated(keep: np.ndarray, units, workers) -> None:
     "Warn, naming them, about the rows (units) and columns (workers) of a matrix that hold no rating."
     for what, names, empty in (("worker", workers, ~keep.any(axis=0)), ("unit", units, ~keep.any(axis=1))):
         if empty.any():
-            shown = ", ".join(map(repr, names[empty][:5].tolist())) + (f" and {empty.sum() - 5} more" if empty.sum() > 5 else "")
+            shown = ", ".join(map(repr, names[empty][:5].tolist()))
+            shown += f" and {empty.sum() - 5} more" if empty.sum() > 5 else ""
             warnings.warn(f"from_matrix leaves out the {what}{'s' if empty.sum() > 1 else ''} {shown}, "
                           f"with no rating in the matrix")
 
@@ -1003,12 +1009,12 @@ def _defused(v):
     "A text value that a spreadsheet would run as a formula, prefixed with an apostrophe; anything else unchanged."
     return "'" + v if isinstance(v, str) and v.startswith(_FORMULA_START) else v
 
-# %% ../nbs/00_core.ipynb #22ca4691
+# %% ../nbs/00_core.ipynb #0f934b03
 @contextmanager
 def atomic_write(
     path,  # the file to write
 ):
-    "Context manager: a temporary path beside `path` to write to; it replaces `path` in one step when the block succeeds."
+    "Context manager: a temporary path beside `path` to write; it replaces `path` in one step when the block succeeds."
     p = Path(path)
     if p.is_dir(): raise ValueError(f"{str(p)!r} is a folder, not a file")
     if not p.parent.is_dir(): raise ValueError(f"cannot write {str(p)!r}: folder {str(p.parent)!r} does not exist")

@@ -41,7 +41,8 @@ def _check(j: Judgments) -> Judgments:
                          + ("; analyse each dimension separately" if "dimension" in j.frame else ""))
     n = np.diff(j.work_vectors().indptr)
     if (n == 0).any():
-        raise ValueError(f"judgments at {j.describe_rows(np.flatnonzero(n == 0))} hold no relation; drop them or record them "
+        raise ValueError(f"judgments at {j.describe_rows(np.flatnonzero(n == 0))} hold no relation; "
+                         "drop them or record them "
                          "as a 'none' relation (as_judgments(..., empty='label'))")
     return j
 

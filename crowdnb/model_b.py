@@ -164,7 +164,8 @@ def _judgment_patterns(J: Judgments) -> Patterns:
     "Patterns of judgments: label counts per (unit, worker), repeated labels (duplicates='count') counted."
     several = np.flatnonzero(J.frame["labels"].map(len).to_numpy() > J.frame["count"].to_numpy())
     if len(several):
-        raise ValueError(f"model B needs one label per judgment; judgments at {J.describe_rows(several)} hold several labels")
+        raise ValueError(f"model B needs one label per judgment; judgments at {J.describe_rows(several)} "
+                         "hold several labels")
     rep = J.repeated_pairs()
     if len(rep): raise ValueError(f"model B needs one judgment per (unit, worker); judgments at {J.describe_rows(rep)} repeat a pair"
                                   + ("; select one dimension first" if "dimension" in J.frame else ""))
