@@ -16,7 +16,7 @@ from fastcore.meta import delegates
 from scipy import sparse
 
 from .core import (Judgments, as_judgments, as_rng, check_choice, check_int, check_level, check_number,
-                          progress_bar, shared_data, rows_msg)
+                          progress_bar, shared_data)
 from .engine import Shard
 
 # %% auto #0
@@ -58,10 +58,11 @@ def single_label(j: Judgments, what: str) -> Judgments:
     occ = j.label_codes()[0]                                 # one entry per label occurrence (cached)
     if len(occ) > j.n_judgments:
         rows = np.flatnonzero(np.bincount(occ, minlength=j.n_judgments) > 1)
-        raise ValueError(f"{what} needs one label per judgment; the judgments at {rows_msg(rows)} hold several")
+        raise ValueError(f"{what} needs one label per judgment; the judgments at {j.describe_rows(rows)} hold several")
     rep = j.repeated_pairs()
     if len(rep):
-        raise ValueError(f"{what} needs one judgment per (unit, worker); the judgments at {rows_msg(rep)} repeat a "
+        raise ValueError(f"{what} needs one judgment per (unit, worker); the judgments at {j.describe_rows(rep)} "
+                         "repeat a "
                          "(unit, worker) pair" + ("; select one dimension first" if "dimension" in j.frame else ""))
     return j
 
@@ -644,7 +645,7 @@ def _choice_codes(j: Judgments, q: np.ndarray, candidates) -> tuple:
     "Choice rule: the label occurrences' judgment rows, their (question, answer) codes, and the candidates per question."
     bad = np.flatnonzero(j.frame["labels"].map(len).to_numpy() != j.frame["count"].to_numpy(float))
     if len(bad):
-        raise ValueError(f"rule='choice' needs one answer per annotation; the judgments at {rows_msg(bad)} hold "
+        raise ValueError(f"rule='choice' needs one answer per annotation; the judgments at {j.describe_rows(bad)} hold "
                          "several labels")
     rows, codes = j.label_codes()
     g = pd.factorize(q[rows].astype(np.int64) * j.n_labels + codes)[0]
@@ -790,7 +791,9 @@ def read_spatial_prepositions(
     if users["user"].duplicated().any():
         raise ValueError(f"userlist.csv lists users twice: {list(users.user[users.user.duplicated()][:3])}")
     unknown = ~a["user"].isin(users["user"])
-    if unknown.any(): raise ValueError(f"annotationlist.csv rows {list(np.flatnonzero(unknown)[:5])} have users not in userlist.csv")
+    if unknown.any():
+        raise ValueError(f"annotationlist.csv lines {(np.flatnonzero(unknown)[:5] + 1).tolist()} have users "
+                         "not in userlist.csv")
     a["native"] = a["user"].map(users.set_index("user")["native"].eq("1"))
     a["figure"] = a["figure"].replace("", "none")
     objs = _scene_objects(folder)

@@ -111,6 +111,8 @@ def agreement_weights(
 ) -> pd.DataFrame:
     "Gwet's q x q agreement weights for `labels`, rows and columns named by the labels."
     idx = pd.Index(labels, name="label")
+    if len(idx) == 0: raise ValueError("labels is empty: agreement weights need at least one label")
+    if idx.has_duplicates: raise ValueError(f"labels repeats {list(idx[idx.duplicated()])}")
     if not isinstance(weights, str):
         return pd.DataFrame(_custom_weights(weights, idx), index=idx, columns=idx)
     check_choice("weights", weights, WEIGHTS)
@@ -187,12 +189,12 @@ def _check_ratings(j: Judgments, rows: np.ndarray):
     "Raise a clear error unless `j` (its label codes at `rows`) can be given an agreement coefficient."
     if len(rows) != j.n_judgments:                                 # some judgment holds several labels
         many = np.flatnonzero(np.bincount(rows, minlength=j.n_judgments) > 1)
-        raise ValueError(f"agreement coefficients need one label per judgment; judgments at rows "
-                         f"{', '.join(map(str, many[:5]))}{' ...' if len(many) > 5 else ''} hold several")
+        raise ValueError(f"agreement coefficients need one label per judgment; judgments at "
+                         f"{j.describe_rows(many)} hold several")
     rep = j.repeated_pairs()
     if len(rep):
-        raise ValueError(f"agreement coefficients need one judgment per (unit, worker); judgments at rows "
-                         f"{', '.join(map(str, rep[:5]))}{' ...' if len(rep) > 5 else ''} repeat a pair"
+        raise ValueError(f"agreement coefficients need one judgment per (unit, worker); judgments at "
+                         f"{j.describe_rows(rep)} repeat a pair"
                          + ("; select one dimension first" if "dimension" in j.frame else ""))
     if j.n_workers < 2:
         raise ValueError(f"agreement needs at least two raters; the judgments have one worker ({j.workers[0]!r})")

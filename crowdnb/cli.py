@@ -64,8 +64,10 @@ def _one_line(e: BaseException) -> str:
     return " ".join(msg.split()) or type(e).__name__
 
 # %% ../nbs/90_cli.ipynb #c39ebf46
+_PENDING = []   # the warning lines of the running command
+
 def _warn(message, category, filename, lineno, file=None, line=None):
-    print(f"crowdnb: warning: {_flagged(_one_line(Warning(message)))}", file=sys.stderr)
+    _PENDING.append(f"crowdnb: warning: {_flagged(_one_line(Warning(message)))}")
 
 # %% ../nbs/90_cli.ipynb #9867b1ed
 def _quiet_stdout():
@@ -85,7 +87,10 @@ def main(
         warnings.simplefilter("default")
         warnings.showwarning = _warn
         try:
+            _PENDING.clear()
+            _check_no_overwrite(args)
             status = args.run(args) or 0
+            for w in _PENDING: print(w, file=sys.stderr)
             sys.stdout.flush()                 # a closed pipe shows up here, not at interpreter exit
             return status
         except BrokenPipeError:                # `crowdnb ... | head`: the reader has seen enough
@@ -165,6 +170,7 @@ def _load(a) -> Judgments:
         changed = [f"--{k.replace('_', '-')}" for k in _LONG_ONLY if getattr(a, k) != DEFAULTS[k]]
         if changed: raise ValueError(f"{', '.join(changed)} appl{'ies' if len(changed) == 1 else 'y'} to a long table, not with --wide")
         df = read_table(a.data, a.delimiter)
+        _check_header(a.data, a.delimiter)
         df = df.set_index(df.columns[0])
         if a.missing is not None: df = df.mask(df.astype(str).apply(lambda c: c.str.strip()) == a.missing)
         if not df.notna().to_numpy().any():
@@ -179,6 +185,17 @@ def _load(a) -> Judgments:
         # declared labels: the file is read again, so that a label outside them is named with its CSV line
         return J if a.labels is None else as_judgments(a.data, labels=_declared(a.labels, J), **kw)
     return as_judgments(J, labels=_declared(a.labels, J))
+
+# %% ../nbs/90_cli.ipynb #766374ae
+def _check_header(path, delimiter: str) -> None:
+    "A ValueError naming the position of every blank worker name in the header of a wide CSV file."
+    import csv
+    with open(path, newline="", encoding="utf-8-sig") as f: header = next(csv.reader(f, delimiter=delimiter), [])
+    blank = [i + 1 for i, h in enumerate(header) if i > 0 and not h.strip()]
+    if blank:
+        raise ValueError(f"judgments file {str(path)!r} (--wide): column{'s' if len(blank) > 1 else ''} "
+                         f"{', '.join(map(str, blank))} of the header {'have' if len(blank) > 1 else 'has'} no worker "
+                         "name; name every worker column")
 
 # %% ../nbs/90_cli.ipynb #ca8f5002
 def _check_tokens(df: pd.DataFrame, path) -> None:
@@ -241,6 +258,32 @@ def _check_out_dir(path) -> None:
     "Raise a ValueError when `path` (the `--out` folder; None: no folder) exists and is not a folder."
     if path is not None and Path(path).exists() and not Path(path).is_dir():
         raise ValueError(f"--out {str(path)!r} exists and is not a folder")
+
+# %% ../nbs/90_cli.ipynb #d395034c
+_OUT_NAMES = {"crowdtruth": ("units.csv", "workers.csv", "annotations.csv", "unit_annotation.csv"),
+              "dawid-skene": ("labels.csv", "workers.csv", "confusion.csv", "units.csv", "optima.csv"),
+              "report": ("report.html", "report.ipynb", "summary.csv", "judgments.pkl")}
+_OUT_NAMES["model-b"] = _OUT_NAMES["dawid-skene"]
+
+def _written(a) -> list:
+    "The files the command `a` would write (none without --out)."
+    out = getattr(a, "out", None)
+    if out is None: return []
+    if a.command == "crowdtruth-v1":
+        job = crowdtruth_v1.job_name(a.job_id if a.job_id is not None else Path(a.data).stem)
+        return [Path(out) / f"{job}_workerMetrics.xlsx", Path(out) / f"{job}_sentenceMetrics.xlsx"]
+    names = _OUT_NAMES.get(a.command)
+    return [Path(out)] if names is None else [Path(out) / n for n in names]
+
+# %% ../nbs/90_cli.ipynb #a26b8941
+def _check_no_overwrite(a) -> None:
+    "A ValueError when a file the command would write is one of its input files (FILE, --key, --response, --errors)."
+    inputs = [Path(v) for k in ("data", "key", "response", "errors") if (v := getattr(a, k, None)) is not None]
+    for w in _written(a):
+        for i in inputs:
+            same = os.path.samefile(w, i) if w.exists() and i.exists() else w.resolve() == i.resolve()
+            if same: raise ValueError(f"--out {str(a.out)!r} would overwrite the input file {str(i)!r}; "
+                                      "write to another file or folder")
 
 # %% ../nbs/90_cli.ipynb #a0e0f859
 def _write_csv(df: pd.DataFrame, path, index: bool = True) -> Path:

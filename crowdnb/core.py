@@ -7,6 +7,8 @@ Docs: https://crowdnb.github.io/crowdnb/core.html.md"""
 # %% ../nbs/00_core.ipynb #bc2166e1
 from __future__ import annotations
 import os
+import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field, InitVar
 from itertools import chain
 from pathlib import Path
@@ -18,11 +20,12 @@ from fastcore.basics import patch
 from scipy import sparse
 
 # %% auto #0
-__all__ = ['prange', 'LEVELS', 'FORMATS', 'DEFAULTS', 'BACKENDS', 'as_rng', 'show_progress', 'progress_bar', 'engine', 'kernel',
-           'check_choice', 'check_int', 'check_number', 'check_level', 'check_bool', 'divide', 'group_runs',
-           'shared_data', 'rows_msg', 'Judgments', 'canonical_frame', 'detect_format', 'read_table', 'as_judgments',
-           'role_columns', 'is_dask_frame', 'frame_backend', 'backend_judgments', 'write_csv', 'loop_design',
-           'design_matrix', 'Simulation', 'simulate_crowd']
+__all__ = ['prange', 'LEVELS', 'FORMATS', 'DEFAULTS', 'PASS_THROUGH', 'BACKENDS', 'as_rng', 'show_progress', 'progress_bar',
+           'engine', 'kernel', 'check_choice', 'check_int', 'check_number', 'check_level', 'check_bool', 'divide',
+           'group_runs', 'shared_data', 'rows_msg', 'Judgments', 'canonical_frame', 'detect_format', 'read_table',
+           'csv_lines', 'as_judgments', 'option_owners', 'role_columns', 'is_dask_frame', 'frame_backend',
+           'backend_judgments', 'atomic_write', 'write_csv', 'loop_design', 'design_matrix', 'Simulation',
+           'simulate_crowd']
 
 # %% ../nbs/00_core.ipynb #4cdfcd95
 def as_rng(
@@ -207,7 +210,7 @@ def group_runs(
     label, reps = np.full(len(objective), -1), []
     for r in np.argsort(-objective, kind="stable"):          # over the (few) runs, not over data
         if reps:
-            d = np.abs(params[reps] - params[r]).max(axis=1)
+            d = np.abs(params[reps] - params[r]).max(axis=1, initial=0.0)   # no parameters: one optimum
             k = int(np.argmin(d))
             if d[k] <= tol: label[r] = k; continue
         label[r] = len(reps); reps.append(r)
@@ -227,10 +230,12 @@ def shared_data(*parts) -> Path | None:
 
 # %% ../nbs/00_core.ipynb #99e996db
 def rows_msg(rows, line_offset=None, limit=5):
-    "Describe offending row positions, with CSV line numbers when `line_offset` is given."
+    "Rows at fault, with CSV lines: `line_offset` an int (row + offset) or each row's line; a callable names them."
     rows = list(rows)
-    shown = ", ".join(str(r) if line_offset is None else f"{r} (line {r + line_offset})" for r in rows[:limit])
     more = f" and {len(rows) - limit} more" if len(rows) > limit else ""
+    if callable(line_offset): return f"{'; '.join(line_offset(rows[:limit]))}{more}"
+    line = (lambda r: r + line_offset) if isinstance(line_offset, Integral) else (lambda r: int(line_offset[r]))
+    shown = ", ".join(str(r) if line_offset is None else f"{r} (line {line(r)})" for r in rows[:limit])
     return f"row{'s' if len(rows) > 1 else ''} {shown}{more}"
 
 # %% ../nbs/00_core.ipynb #9fd0fd7c
@@ -547,9 +552,18 @@ def _frame_and_codes(df, unit="unit", worker="worker", label="label", *, sep=Non
     dup = _duplicated(out, key, {"unit": ucodes, "worker": wcodes})
     if not dup.any():
         ids_ = None if ucodes is None or wcodes is None else (*ucodes, *wcodes)
-        return out.drop(columns="_row"), labels, _codes_from_table(table, size, ids, labels), ids_
+        return _source_rows(out, line_offset), labels, _codes_from_table(table, size, ids, labels), ids_
     out = _resolve_duplicates(out, dup, key, duplicates, submitted, line_offset)
-    return out.drop(columns="_row"), labels, None, None
+    return _source_rows(out, line_offset), labels, None, None
+
+# %% ../nbs/00_core.ipynb #70904318
+def _source_rows(out: pd.DataFrame, line_offset) -> pd.DataFrame:
+    "The frame with its `_row` column as `row` (and `line`, the CSV line, for a file); dropped for a matrix's cells."
+    out = out.rename(columns={"_row": "row"})
+    if callable(line_offset): return out.drop(columns="row")
+    if isinstance(line_offset, Integral): out["line"] = out["row"].to_numpy() + line_offset
+    elif line_offset is not None: out["line"] = np.asarray(line_offset)[out["row"].to_numpy()]
+    return out
 
 # %% ../nbs/00_core.ipynb #9110da99
 FORMATS = {
@@ -594,7 +608,41 @@ def read_table(
         raise ValueError(f"cannot read {where}: {str(e).strip()}") from None
     dup = sorted({c for c in header if header.count(c) > 1})
     if dup: raise ValueError(f"{where} repeats the column name(s) {dup}; every column needs its own name")
+    if not isinstance(df.index, pd.RangeIndex): _ragged(p, delimiter, len(header), where)   # too many fields: an index
     return df
+
+def _ragged(path, delimiter: str, n: int, where: str):
+    "Raise a ValueError naming the first line of a CSV file with more fields than its header's `n`."
+    import csv
+    with open(path, newline="", encoding="utf-8-sig") as f:
+        reader, last = csv.reader(f, delimiter=delimiter), 0
+        for k, record in enumerate(reader):
+            if k and len(record) > n:
+                raise ValueError(f"cannot read {where}: line {last + 1} has {len(record)} fields, the header {n}")
+            last = reader.line_num
+    raise ValueError(f"cannot read {where}: some line has more fields than the header ({n})")
+
+# %% ../nbs/00_core.ipynb #823a7251
+def csv_lines(
+    path,  # a CSV file that `read_table` reads
+    delimiter: str = ",",  # its field delimiter
+    n_rows: int | None = None,  # the rows `read_table` found (a check); None: not checked
+):
+    "The file line of each data row of a CSV file: the int 2 (line = row + 2) for a plain file, else an array of lines."
+    import csv
+    raw = Path(path).read_bytes()
+    body = raw.rstrip(b"\r\n")
+    if b'"' not in raw and b"\n\n" not in body and b"\n\r\n" not in body and raw.count(b"\r") == raw.count(b"\r\n") \
+            and not raw.lstrip(b"\xef\xbb\xbf").startswith((b"\n", b"\r")):
+        return 2
+    lines, last = [], 0
+    with open(path, newline="", encoding="utf-8-sig") as f:
+        reader = csv.reader(f, delimiter=delimiter)
+        for record in reader:                   # only for files with blank lines or quotes
+            if record: lines.append(last + 1)
+            last = reader.line_num
+    lines = np.array(lines[1:], dtype=np.int64)  # the first record is the header
+    return lines if n_rows is None or len(lines) == n_rows else 2
 
 # %% ../nbs/00_core.ipynb #e9327026
 DEFAULTS = dict(unit="unit", worker="worker", label="label", labels=None, sep=None, empty="error", none_token="none",
@@ -607,7 +655,8 @@ def _read_input(data, format, delimiter):
     line_offset, source = None, "the table"
     if isinstance(data, (str, os.PathLike)):
         source = f"judgments file {str(data)!r}"
-        data, line_offset = read_table(data, delimiter), 2
+        data, path = read_table(data, delimiter), data
+        line_offset = csv_lines(path, delimiter, len(data))
     elif not isinstance(data, pd.DataFrame):
         raise TypeError(f"judgments must be a Judgments, a long pandas DataFrame or a CSV path, not {type(data).__name__}"
                         + ("; a units x workers matrix enters through Judgments.from_matrix"
@@ -643,22 +692,100 @@ def as_judgments(
     submitted: str | None = None,  # column of the time a judgment was submitted (orders `duplicates='last'`)
     format: str = "long",  # column convention: 'long', 'crowdkit', 'crowdflower', 'mturk', or 'auto' to detect it
     delimiter: str = ",",  # field delimiter when `data` is a CSV path
+    **unknown,  # refused: an option that is not one of the above is a TypeError naming the functions that take it
 ) -> Judgments:
     "Validated `Judgments` from judgments, a long DataFrame or a CSV path: the one door every method uses."
+    if unknown: raise _unknown_options(unknown)
     given = dict(unit=unit, worker=worker, label=label, labels=labels, sep=sep, empty=empty, none_token=none_token,
                  duplicates=duplicates, dimension=dimension, started=started, submitted=submitted, format=format,
                  delimiter=delimiter)
+    _check_names(given)
     if isinstance(data, Judgments): return _relabel(data, given)
     if frame_backend(data) is not None: return backend_judgments(data, given)
     if hasattr(data, "executor") and hasattr(data, "shards"): return _held(data, given)
+    path = data if isinstance(data, (str, os.PathLike)) else None
     data, line_offset, source = _read_input(data, format, delimiter)
     spec = role_columns(data, given)
     _check_columns(data, spec, format, source)
+    if path is not None:                                     # ids as the file writes them
+        data = _ids_as_written(data, path, delimiter, [spec[k] for k in ("unit", "worker", "dimension")])
     opts = {k: given[k] for k in ("sep", "labels", "empty", "none_token", "duplicates")}
     frame, label_set, codes, ids = _frame_and_codes(data, **spec, **opts, line_offset=line_offset, source=source)
     j = Judgments(frame, label_set, closed=labels is not None, codes=ids)
     if codes is not None: j._cache["label_codes"] = codes     # known from the distinct answers: no pass over tuples
     return j
+
+# %% ../nbs/00_core.ipynb #cafebe9a
+def _check_names(given: dict) -> None:
+    "A `TypeError` naming the option when a column option is not a column name or `sep` is not a non-empty string."
+    for k in ("unit", "worker", "label", "dimension", "started", "submitted"):
+        v = given[k]
+        if (v is None and k not in ("unit", "worker", "label")) or (isinstance(v, (str, Integral, tuple))
+                                                                    and not isinstance(v, (bool, np.bool_))): continue
+        raise TypeError(f"{k} must be a column name (a string), not {v!r} ({type(v).__name__})")
+    if given["sep"] is not None and not (isinstance(given["sep"], str) and given["sep"]):
+        raise TypeError(f"sep must be a non-empty string or None, not {given['sep']!r}")
+
+# %% ../nbs/00_core.ipynb #86e89cf1
+_MODULES = ("agreement", "chance", "crowdtruth", "crowdtruth_v1", "trust", "model_a", "model_b", "humeval", "coref")
+
+def option_owners(
+    name: str,  # an option (parameter) name, e.g. 'weights'
+) -> list:
+    "The public functions and classes ('module.name') of crowdnb that take an option `name`, from their signatures."
+    import importlib, inspect
+    out = []
+    for mod in _MODULES:
+        m = importlib.import_module(f"crowdnb.{mod}")
+        for n in getattr(m, "__all__", []):
+            obj = getattr(m, n, None)
+            try: params = inspect.signature(obj).parameters if callable(obj) else {}
+            except (TypeError, ValueError): continue
+            if name in params and params[name].kind not in (params[name].VAR_KEYWORD, params[name].VAR_POSITIONAL):
+                out.append(f"{mod}.{n}")
+    return out
+
+# %% ../nbs/00_core.ipynb #16391b91
+PASS_THROUGH = {"as_judgments", "judgments_of", "backend_judgments"}   # building blocks that hand options on
+
+def _caller() -> str:
+    "The innermost public function of crowdnb on the stack above `as_judgments` (for messages), or 'as_judgments'."
+    import sys
+    f = sys._getframe(2)
+    while f is not None:
+        name, mod = f.f_code.co_name, f.f_globals.get("__name__", "")
+        if mod.startswith("crowdnb.") and not name.startswith(("_", "<")) and name not in PASS_THROUGH:
+            obj = f.f_locals.get("self")
+            return f"{type(obj).__name__}.{name}" if obj is not None and not isinstance(obj, type) else name
+        f = f.f_back
+    return "as_judgments"
+
+# %% ../nbs/00_core.ipynb #e2b8001f
+def _unknown_options(unknown: dict) -> TypeError:
+    "The error for options that are not input options: the caller, and where each option belongs (or a close name)."
+    import difflib
+    who, parts = _caller(), []
+    for k, v in unknown.items():
+        owners = option_owners(k)
+        if owners: where = f"{k} is an option of {', '.join(owners[:6])}{' and more' if len(owners) > 6 else ''}"
+        else:
+            near = difflib.get_close_matches(k, list(DEFAULTS) + ["labels"], n=1)
+            where = f"no function of crowdnb takes {k}" + (f"; did you mean {near[0]}?" if near else "")
+        parts.append(f"{who}() has no option {k!r} ({k}={v!r}); {where}")
+    return TypeError("; ".join(parts))
+
+# %% ../nbs/00_core.ipynb #8755dd3a
+def _ids_as_written(df: pd.DataFrame, path, delimiter: str, cols) -> pd.DataFrame:
+    "`df` with a numeric id column replaced by the file's text where its numbers do not write back as the ids were."
+    num = [c for c in dict.fromkeys(cols) if c is not None and pd.api.types.is_numeric_dtype(df[c].dtype)]
+    if not num: return df
+    text = pd.read_csv(path, sep=delimiter, encoding="utf-8-sig", usecols=num, dtype=str, keep_default_na=False)
+    swap = {}
+    for c in num:
+        t = text[c].str.strip()
+        back = df[c].map(lambda v: str(int(v)) if pd.notna(v) and float(v).is_integer() else "")
+        if len(t) == len(df) and not (t.eq(back) | t.eq("")).all(): swap[c] = t.where(t != "", None).to_numpy(object)
+    return df.assign(**swap) if swap else df
 
 # %% ../nbs/00_core.ipynb #fe06a282
 def role_columns(df, given) -> dict:
@@ -804,6 +931,23 @@ def repeated_pairs(self: Judgments) -> np.ndarray:
     pair = self.unit_code.astype(np.int64) * self.n_workers + self.worker_code
     return np.flatnonzero(pd.Series(pair).duplicated(keep=False).to_numpy())
 
+# %% ../nbs/00_core.ipynb #d0cf8f03
+@patch
+def describe_rows(
+    self: Judgments,
+    rows,  # positions of judgments in `frame` (e.g. from `repeated_pairs()`)
+    limit: int = 5,  # name at most this many
+) -> str:
+    "Where the judgments at `rows` came from, for messages: 'row 0 (line 2)', 'rows 3, 4', or their unit and worker."
+    rows, f = np.asarray(rows, dtype=np.int64), self.frame
+    if "row" in f:
+        src = f["row"].to_numpy()[rows].tolist()
+        lines = dict(zip(src, f["line"].to_numpy()[rows].tolist())) if "line" in f else None
+        return rows_msg(src, lines, limit)
+    u, w = self.units, self.workers
+    cells = lambda rs: [f"unit {u[self.unit_code[r]]!r}, worker {w[self.worker_code[r]]!r}" for r in rs]
+    return rows_msg(rows.tolist(), cells, limit)
+
 # %% ../nbs/00_core.ipynb #3ca1c81a
 @patch
 def label_matrix(
@@ -814,10 +958,12 @@ def label_matrix(
     if self.multi_label:
         rows = np.unique(self.label_codes()[0], return_counts=True)
         rows = rows[0][rows[1] > 1]
-        raise ValueError(f"label_matrix needs one label per judgment; judgments at {rows_msg(rows)} hold several")
+        raise ValueError(f"label_matrix needs one label per judgment; judgments at {self.describe_rows(rows)} "
+                         "hold several")
     rep = self.repeated_pairs()
     if len(rep):
-        raise ValueError(f"label_matrix needs one judgment per (unit, worker); judgments at {rows_msg(rep)} repeat "
+        raise ValueError(f"label_matrix needs one judgment per (unit, worker); judgments at {self.describe_rows(rep)} "
+                         "repeat "
                          "a (unit, worker) pair" + ("; select one dimension first" if "dimension" in self.frame else ""))
     if 0 <= missing < self.n_labels: raise ValueError(f"missing marker {missing} collides with a label code")
     m = np.full((self.n_units, self.n_workers), missing, dtype=np.int64)
@@ -861,9 +1007,27 @@ def from_matrix(
     workers = np.arange(m.shape[1]) if workers is None else np.asarray(workers)
     for what, names, n, ax in (("units", units, m.shape[0], "rows"), ("workers", workers, m.shape[1], "columns")):
         if names.shape != (n,): raise ValueError(f"{what} has {names.size} names for the {n} {ax} of the matrix")
+    _warn_unrated(keep, units, workers)
     df = pd.DataFrame({"unit": units[r], "worker": workers[c], "label": m[r, c]})
     if m.dtype.kind == "O": df["label"] = df["label"].infer_objects()
-    return as_judgments(df, labels=labels)
+    u_, w_ = units.tolist(), workers.tolist()
+    cell = lambda rows: [f"the cell of unit {u_[r[k]]!r} and worker {w_[c[k]]!r}" for k in rows]
+    try: frame, label_set, codes, ids = _frame_and_codes(df, labels=labels, line_offset=cell, source="the matrix")
+    except (ValueError, TypeError) as e:                       # the long table is ours: its label column is the matrix
+        raise type(e)(str(e).replace("label column 'label'", "the matrix")) from None
+    j = Judgments(frame, label_set, closed=labels is not None, codes=ids)
+    if codes is not None: j._cache["label_codes"] = codes
+    return j
+
+# %% ../nbs/00_core.ipynb #1ddb4609
+def _warn_unrated(keep: np.ndarray, units, workers) -> None:
+    "Warn, naming them, about the rows (units) and columns (workers) of a matrix that hold no rating."
+    for what, names, empty in (("worker", workers, ~keep.any(axis=0)), ("unit", units, ~keep.any(axis=1))):
+        if empty.any():
+            shown = ", ".join(map(repr, names[empty][:5].tolist()))
+            shown += f" and {empty.sum() - 5} more" if empty.sum() > 5 else ""
+            warnings.warn(f"from_matrix leaves out the {what}{'s' if empty.sum() > 1 else ''} {shown}, "
+                          f"with no rating in the matrix")
 
 # %% ../nbs/00_core.ipynb #6f116f2e
 _FORMULA_START = ("=", "+", "-", "@")
@@ -871,6 +1035,22 @@ _FORMULA_START = ("=", "+", "-", "@")
 def _defused(v):
     "A text value that a spreadsheet would run as a formula, prefixed with an apostrophe; anything else unchanged."
     return "'" + v if isinstance(v, str) and v.startswith(_FORMULA_START) else v
+
+# %% ../nbs/00_core.ipynb #aed5c2ef
+@contextmanager
+def atomic_write(
+    path,  # the file to write
+):
+    "Context manager: a temporary path beside `path` to write; it replaces `path` in one step when the block succeeds."
+    p = Path(path)
+    if p.is_dir(): raise ValueError(f"{str(p)!r} is a folder, not a file")
+    if not p.parent.is_dir(): raise ValueError(f"cannot write {str(p)!r}: folder {str(p.parent)!r} does not exist")
+    tmp = p.with_name(f".{p.stem}.{os.getpid()}-{os.urandom(4).hex()}.partial{p.suffix}")
+    try:
+        yield tmp
+        os.replace(tmp, p)
+    finally:
+        if tmp.exists(): tmp.unlink()
 
 # %% ../nbs/00_core.ipynb #7eb53fb5
 def write_csv(
@@ -890,7 +1070,7 @@ def write_csv(
                                               names=out.index.names)
     else: out.index = out.index.map(_defused)
     p = Path(path)
-    out.to_csv(p, index=index)
+    with atomic_write(p) as tmp: out.to_csv(tmp, index=index)
     return p
 
 # %% ../nbs/00_core.ipynb #d2aaa316
@@ -934,6 +1114,9 @@ class Simulation:
 # %% ../nbs/00_core.ipynb #a7a57b02
 def _check_crowd(n_units, n_workers, n_labels, workers_per_unit, spammer_fraction, spammer_style):
     "Raise a `ValueError` for a crowd that cannot be simulated."
+    check_int("n_units", n_units); check_int("n_workers", n_workers)
+    check_int("n_labels", n_labels); check_int("workers_per_unit", workers_per_unit)
+    check_number("spammer_fraction", spammer_fraction, 0, 1)
     if not 1 <= workers_per_unit <= n_workers:
         raise ValueError(f"workers_per_unit must be between 1 and n_workers={n_workers}, got {workers_per_unit}")
     if n_labels < 2: raise ValueError("n_labels must be at least 2")

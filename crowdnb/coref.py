@@ -742,6 +742,10 @@ def reference_cases(
     "The official scorer's test cases under `root` as a table: case, metric, which, expected value, tolerance, files."
     root = Path(root)
     fx = root / "scorch" / "tests" / "fixtures" / "conll"
+    lack = [str(p.relative_to(root)) for p in (fx, root / "reference-scorer" / "test") if not p.is_dir()]
+    if not root.is_dir(): raise ValueError(f"reference_cases: {str(root)!r} is not a folder (or does not exist)")
+    if lack: raise ValueError(f"reference_cases: folder {str(root)!r} lacks {', '.join(lack)}; "
+                              "give the folder that holds scorch/ and reference-scorer/")
     rows = _json_rows(fx)
     for fname, only in (("CorefMetricTestConfig.pm", None), ("CorefMetricTestConfig.LEA-branch.pm", "lea")):
         rows += _pm_rows(root / "reference-scorer" / "test" / fname, fx / "datafiles", only)

@@ -838,8 +838,8 @@ def check_pairs(
     rep = J.repeated_pairs()                                  # e.g. one judgment per dimension: not one crowd
     if len(rep):
         f = J.frame.iloc[rep[0]]
-        raise ValueError(f"CrowdTruth needs one judgment per (unit, worker); judgments at rows {', '.join(map(str, rep[:5]))}"
-                         f"{' ...' if len(rep) > 5 else ''} repeat a (unit, worker) pair (unit={f['unit']!r}, "
+        raise ValueError(f"CrowdTruth needs one judgment per (unit, worker); judgments at "
+                         f"{J.describe_rows(rep)} repeat a (unit, worker) pair (unit={f['unit']!r}, "
                          f"worker={f['worker']!r})" + ("; run each dimension separately" if "dimension" in J.frame else ""))
 
 # %% ../nbs/10_crowdtruth.ipynb #193bd45d

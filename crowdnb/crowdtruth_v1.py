@@ -17,7 +17,7 @@ from fastcore.basics import patch
 from fastcore.meta import delegates
 from scipy import sparse
 
-from .core import Judgments, as_judgments, check_choice, divide
+from .core import Judgments, as_judgments, atomic_write, check_choice, divide
 
 # %% auto #0
 __all__ = ['sentence_relation_score', 'sentence_clarity', 'relation_clarity', 'relation_cooccurrence', 'relation_probability',
@@ -29,12 +29,6 @@ __all__ = ['sentence_relation_score', 'sentence_clarity', 'relation_clarity', 'r
 # %% ../nbs/11_crowdtruth_v1.ipynb #0dd5abf1
 _ratio = partial(divide, empty=np.nan)   # x / 0 = NaN: a mean over nothing (core.divide)
 
-# %% ../nbs/11_crowdtruth_v1.ipynb #a55998ab
-def _rows(idx, limit=5):
-    idx = [int(i) for i in idx]
-    more = f" and {len(idx) - limit} more" if len(idx) > limit else ""
-    return ", ".join(map(str, idx[:limit])) + more
-
 # %% ../nbs/11_crowdtruth_v1.ipynb #dc3ae7be
 def _check(j: Judgments) -> Judgments:
     "Raise a clear error unless `j` has one judgment per (sentence, worker), each with at least one relation."
@@ -42,12 +36,13 @@ def _check(j: Judgments) -> Judgments:
     rep = j.repeated_pairs()
     if len(rep):
         f = j.frame.iloc[rep]
-        raise ValueError(f"CrowdTruth 1.0 needs one judgment per (sentence, worker); judgment rows {_rows(rep)} "
+        raise ValueError(f"CrowdTruth 1.0 needs one judgment per (sentence, worker); judgments at {j.describe_rows(rep)} "
                          f"repeat the pair (unit={f['unit'].iloc[0]!r}, worker={f['worker'].iloc[0]!r})"
                          + ("; analyse each dimension separately" if "dimension" in j.frame else ""))
     n = np.diff(j.work_vectors().indptr)
     if (n == 0).any():
-        raise ValueError(f"judgment rows {_rows(np.flatnonzero(n == 0))} hold no relation; drop them or record them "
+        raise ValueError(f"judgments at {j.describe_rows(np.flatnonzero(n == 0))} hold no relation; "
+                         "drop them or record them "
                          "as a 'none' relation (as_judgments(..., empty='label'))")
     return j
 
@@ -452,21 +447,15 @@ def _text_cells(ws) -> int:
 def _write_xlsx(path, sheets: dict) -> Path:
     "Write the DataFrames `sheets` (name -> DataFrame) as one workbook at `path`: text never becomes a formula; no half-written file."
     from openpyxl.utils.exceptions import IllegalCharacterError
-    path = Path(path)
-    tmp = path.with_name(f".{path.stem}.partial.xlsx")
-    name = None
-    try:
-        with pd.ExcelWriter(tmp, engine="openpyxl") as xl:
+    path, name = Path(path), None
+    try:                                                     # the workbook is saved, then renamed into place
+        with atomic_write(path) as tmp, pd.ExcelWriter(tmp, engine="openpyxl") as xl:
             for name, df in sheets.items():
                 df.to_excel(xl, sheet_name=name)
                 _text_cells(xl.sheets[name])
     except IllegalCharacterError as e:
-        tmp.unlink(missing_ok=True)
         raise ValueError(f"cannot write {path.name!r}: sheet {name!r} holds a control character Excel cannot store "
                          f"({str(e).strip()})") from None
-    except BaseException:
-        tmp.unlink(missing_ok=True); raise
-    os.replace(tmp, path)
     return path
 
 # %% ../nbs/11_crowdtruth_v1.ipynb #0f69532e

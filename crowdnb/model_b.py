@@ -22,7 +22,7 @@ from scipy import sparse, optimize
 from scipy.special import logsumexp
 
 from .core import (Judgments, as_judgments, as_rng, check_choice, check_int, check_number, engine, kernel,
-                          progress_bar, rows_msg)
+                          progress_bar)
 from .engine import Shard, Threads, split_units
 from .model_a import distinct_optima
 
@@ -216,9 +216,10 @@ def _judgment_patterns(J: Judgments, build: bool = True) -> Patterns | None:
     rows = J.label_codes()[0]
     several = np.flatnonzero(np.bincount(rows, minlength=J.n_judgments) > J.frame["count"].to_numpy())
     if len(several):
-        raise ValueError(f"model B needs one label per judgment; judgments at {rows_msg(several)} hold several labels")
+        raise ValueError(f"model B needs one label per judgment; judgments at {J.describe_rows(several)} "
+                         "hold several labels")
     rep = J.repeated_pairs()
-    if len(rep): raise ValueError(f"model B needs one judgment per (unit, worker); judgments at {rows_msg(rep)} repeat a pair"
+    if len(rep): raise ValueError(f"model B needs one judgment per (unit, worker); judgments at {J.describe_rows(rep)} repeat a pair"
                                   + ("; select one dimension first" if "dimension" in J.frame else ""))
     return shard_patterns(split_units(J)[0], J.n_workers, J.labels).p if build else None
 
@@ -904,6 +905,17 @@ def _em_init(p, init, votes, prior_gamma, prior_lam):
             post = (agg @ post) / np.asarray(agg.sum(axis=1))
     return _m_step(p, post, prior_gamma, prior_lam)
 
+# %% ../nbs/31_model_b.ipynb #d4059eda
+def _warn_degenerate(n_annotators: int, values, workers=None) -> None:
+    "Warn when model B's answer is fixed by construction: one annotator (its answers are the truth) or one value."
+    if n_annotators < 2:
+        who = f" ({list(workers)[0]!r})" if workers is not None and len(workers) else ""
+        warnings.warn(f"model B on one worker{who}: its answers become the truth, θ = 1 by construction "
+                      "(from the vote start; the model is not identified with one worker)")
+    if len(values) < 2:
+        warnings.warn(f"model B on one label ({np.asarray(values).tolist()[0]!r}): every unit gets it with probability 1 "
+                      "and θ = 1; declare labels=[...] if other labels were possible")
+
 # %% ../nbs/31_model_b.ipynb #59f7cde3
 @delegates(as_judgments, but=["data", "labels"])
 def em(
@@ -924,6 +936,7 @@ def em(
     eps, tol = check_number("eps", eps, low=0), check_number("tol", tol, low=0)
     max_iter = check_int("max_iter", max_iter)
     p = as_patterns(data, missing, labels, n_annotators, **kwargs)
+    if not isinstance(data, Patterns): _warn_degenerate(p.n_annotators, p.values)      # not again for the starts `fit` runs
     votes = p.votes() if eps > 0 or (isinstance(init, str) and init == "vote") else None
     gamma, lam = _em_init(p, init, votes, prior_gamma, prior_lam)
     with _one_thread(p):
@@ -1008,6 +1021,8 @@ def anneal(
     bound, max_iter = check_number("bound", bound, low=0, low_open=True), check_int("max_iter", max_iter)
     rng = as_rng(seed)
     p = as_patterns(data, missing, labels, n_annotators, **kwargs)
+    if p.n_values < 2: raise ValueError(f"anneal needs at least 2 labels; with one ({np.asarray(p.values).tolist()[0]!r}) "
+                                        "model B has no free parameter: use method='em'")
     j, m = p.n_annotators, p.n_values
     fun, jac = _anneal_objective(p, prior_gamma, prior_lam)
     dim = (m - 1) + j * m * (m - 1)
@@ -1111,6 +1126,7 @@ def fit(
 ) -> FitB:
     "Low-level: ML (or MAP with Dirichlet pseudo-counts) fits of model B from `n_starts` starts, with every distinct optimum."
     p = as_patterns(data, missing, labels, n_annotators, **kwargs)
+    _warn_degenerate(p.n_annotators, p.values, workers)
     return _fit_states(Threads(1), [PatternState(p, None, p.votes())], p.n_annotators, p.values, method, n_starts,
                        eps, seed, progress, prior_gamma, prior_lam, tol, max_iter, atol, accelerate, anneal_kw, init,
                        workers)
@@ -1173,11 +1189,7 @@ def fit(self: ModelB,
     "Fit model B by EM (or the smoothed schedule, or annealing) from `n_starts` starts; the fitted estimator."
     J = as_judgments(data, **kwargs)
     if isinstance(J, Judgments): _judgment_patterns(J, build=False)   # in memory: errors name the rows
-    if len(J.workers) < 2:
-        warnings.warn(f"model B on one worker ({J.workers[0]!r}): its answers become the truth, θ = 1 by construction")
-    if len(J.labels) < 2:
-        warnings.warn(f"model B on one label ({J.labels[0]!r}): every unit gets it with probability 1 and θ = 1; "
-                      "declare labels=[...] if other labels were possible")
+    _warn_degenerate(len(J.workers), J.labels, J.workers)
     ex = J.executor()
     states = ex.map(shard_patterns, J.shards(), len(J.workers), J.labels)
     res = _fit_states(ex, states, len(J.workers), J.labels, self.method, self.n_starts, self.eps, self.seed,

@@ -27,7 +27,7 @@ from fastcore.meta import delegates
 from scipy import sparse
 
 from .core import (Judgments, as_judgments, check_choice, check_int, check_level, check_number, progress_bar,
-                          write_csv)
+                          atomic_write, write_csv)
 from .agreement import pairwise_kappas, agreement_scores
 
 # %% auto #0
@@ -1090,28 +1090,33 @@ def _prepare_out(out) -> Path:
     return p.resolve()
 
 # %% ../nbs/60_report.ipynb #95fbb392
+_OUTPUTS = ("report.html", "report.ipynb", "summary.csv", "judgments.pkl")   # what a report writes into `out`
+
 def _data_param(data, out: Path, kwargs: dict):
     "What the notebook loads: a path (with the options) as given, anything in memory pickled into `out`."
     if isinstance(data, FormRatings):                         # saved whole: the notebook reports its repeats and comments
-        pd.to_pickle(data, out / "judgments.pkl")
+        with atomic_write(out / "judgments.pkl") as tmp: pd.to_pickle(data, tmp)
         return "judgments.pkl", dict(labels=list(data.judgments.labels) if data.judgments.closed else None)
     if isinstance(data, (str, os.PathLike)):
         p = Path(data)
         if not p.exists(): raise ValueError(f"judgments file {str(p)!r} does not exist")
+        if p.resolve().parent == out and p.name in _OUTPUTS:       # never overwrite the input
+            raise ValueError(f"judgments file {str(p)!r} is in the output folder under a name the report writes; "
+                             "choose another out=")
         return str(p.resolve()), kwargs
     if not isinstance(data, (pd.DataFrame, Judgments)):
         raise TypeError(f"data must be a CSV path, a long DataFrame, Judgments or FormRatings, not {type(data).__name__}")
     as_judgments(data, **kwargs)                              # the errors now, not in the kernel
-    pd.to_pickle(data, out / "judgments.pkl")
+    with atomic_write(out / "judgments.pkl") as tmp: pd.to_pickle(data, tmp)
     return "judgments.pkl", {k: v for k, v in kwargs.items()}
 
 # %% ../nbs/60_report.ipynb #67466865
 def _finish(nb, out: Path, title: str) -> Path:
     "Write the executed notebook and the HTML page into `out`; the page's path."
     import nbformat
-    nbformat.write(nb, out / "report.ipynb")
+    with atomic_write(out / "report.ipynb") as tmp: nbformat.write(nb, tmp)
     page = out / "report.html"
-    page.write_text(page_html(nb, title), encoding="utf-8")
+    with atomic_write(page) as tmp: tmp.write_text(page_html(nb, title), encoding="utf-8")
     return page
 
 # %% ../nbs/60_report.ipynb #3355ccc6
@@ -1188,7 +1193,7 @@ def write_conll(
             lines.append(f"{d} 0 {i} {w} {'|'.join(cells[i]) or '-'}")
         lines += ["#end document", ""]
     p = Path(path)
-    p.write_text("\n".join(lines), encoding="utf-8")
+    with atomic_write(p) as tmp: tmp.write_text("\n".join(lines), encoding="utf-8")
     return p
 
 # %% ../nbs/60_report.ipynb #b58540d3

@@ -64,6 +64,9 @@ FILES = {
     "five.csv": "unit,worker,label\n" + "".join(f"u{u},w{w},{(u + w) % 3}\n" for u in range(4) for w in range(5)),
     "widestar.csv": "item,a,b\nu1,1,*\nu2,2,2\nu3,1,2\n",
     "wideempty.csv": "item,a,b\nu1,,\nu2,,\n",
+    "wideblank.csv": "item,a,,c\nu1,1,2,1\nu2,2,2,1\nu3,1,1,2\n",
+    "wideblanks.csv": "item,a, ,c,\nu1,1,2,1,1\nu2,2,2,1,2\n",
+    "gaps.csv": "unit,worker,label\nu1,a,x|y\n\nu1,b,y\nu2,a,y\nu2,b,x|y\n",
     "notafolder": "just a file\n",
     "ok.conll": "#begin document (d); part 000\nd 0 0 A (1)\nd 0 1 B (1)\n#end document\n",
     "bad.conll": "#begin document (d); part 000\nd 0 0 A (1\nd 0 1 B xx\n#end document\n",
@@ -139,6 +142,9 @@ CASES = {
     "alpha-ordinal-text-without-labels": (["alpha", "{d}/text.csv", "--level", "ordinal"], ["--level ordinal", "--labels", "'high'"]),
     "alpha-wide-token-without-missing": (["alpha", "{d}/widestar.csv", "--wide"], ["'*'", "--missing"]),
     "alpha-wide-all-empty": (["alpha", "{d}/wideempty.csv", "--wide"], ["'{d}/wideempty.csv'"]),
+    "alpha-wide-blank-worker-header": (["alpha", "{d}/wideblank.csv", "--wide"],
+                                       ["'{d}/wideblank.csv'", "column 3 of the header has no worker name"]),
+    "alpha-multi-label-after-blank-line": (["alpha", "{d}/gaps.csv", "--sep", "|"], ["rows 0 (line 2), 3 (line 6)"]),
     # ---- kappa
     "kappa-three-workers-without-workers": (["kappa", "{d}/three.csv"], ["3", "--workers"]),
     "kappa-absent-worker": (["kappa", "{d}/three.csv", "--workers", "a", "zed"], ["'zed'", "'a', 'b', 'c'"]),
@@ -155,6 +161,7 @@ CASES = {
     "fleiss-wide-with-sep": (["fleiss", "{d}/widestar.csv", "--wide", "--sep", "|"], ["--sep", "--wide"]),
     "fleiss-label-outside-labels": (["fleiss", "{d}/three.csv", "--labels", "x,z"], ["'y'", "line 3"]),
     # ---- trust
+    "trust-wide-blank-worker-headers": (["trust", "{d}/wideblanks.csv", "--wide"], ["columns 3, 5 of the header have no worker name"]),
     "trust-folder": (["trust", "{d}/folder"], ["'{d}/folder'", "folder"]),
     "trust-threshold-nan": (["trust", "{d}/long.csv", "--threshold", "nan"], ["--threshold", "nan"]),
     "trust-threshold-inf": (["trust", "{d}/long.csv", "--threshold", "inf"], ["--threshold", "inf"]),
@@ -180,10 +187,11 @@ CASES = {
     "ds-eps-negative": (["dawid-skene", "{d}/long.csv", "--method", "smoothed", "--eps", "-0.5"], ["--eps", "-0.5"]),
     "ds-seed-negative": (["dawid-skene", "{d}/long.csv", "--seed", "-1"], ["--seed", "-1"]),
     "ds-multi-label": (["dawid-skene", "{d}/multi.csv", "--sep", "|"], ["one label per judgment", "row 0"]),
-    "ds-multi-label-names-line": pytest.param(
-        ["dawid-skene", "{d}/multi.csv", "--sep", "|"], ["line 2"],
-        marks=xfail("the multi-label error names 'row 0' (a 0-based data row) where every other row error of the "
-                    "CLI also names the CSV line ('row 0 (line 2)')")),
+    "ds-multi-label-names-line": (["dawid-skene", "{d}/multi.csv", "--sep", "|"], ["row 0 (line 2)"]),
+    "alpha-multi-label-names-line": (["alpha", "{d}/multi.csv", "--sep", "|"], ["row 0 (line 2)"]),
+    "fleiss-multi-label-names-line": (["fleiss", "{d}/multi.csv", "--sep", "|"], ["row 0 (line 2)"]),
+    "kappa-multi-label-names-line": (["kappa", "{d}/multi.csv", "--sep", "|"], ["row 0 (line 2)"]),
+    "trust-multi-label-names-line": (["trust", "{d}/multi.csv", "--sep", "|"], ["line 2"]),
     "ds-duplicates": (["dawid-skene", "{d}/dups.csv"], ["line 2", "--duplicates last", "--duplicates count"]),
     "ds-out-is-a-file": (["dawid-skene", "{d}/long.csv", "--out", "{d}/notafolder"], ["--out", "'{d}/notafolder'"]),
     "ds-model-b-alias-max-iter": (["model-b", "{d}/long.csv", "--max-iter", "-3"], ["--max-iter", "-3"]),

@@ -262,7 +262,7 @@ def test_judgment_without_relation_is_named():
     "A Judgments object built by hand (bypassing the loader's empty-answer policy) with an empty judgment."
     from crowdnb.core import Judgments
     f = pd.DataFrame({"unit": ["s1", "s1", "s2"], "worker": ["a", "b", "a"], "labels": [("X",), (), ("X",)], "count": 1})
-    with pytest.raises(ValueError, match="judgment rows 1 hold no relation"): ct1.metrics(Judgments(f, pd.Index(["X"])))
+    with pytest.raises(ValueError, match="judgments at unit .s1., worker .b. hold no relation"): ct1.metrics(Judgments(f, pd.Index(["X"])))
 
 
 def test_csv_path_input(tmp_path):
