@@ -630,3 +630,53 @@ def _report_run(a) -> int:
     else: print("no worker is flagged")
     print(f"wrote report.html, report.ipynb, summary.csv to {page.parent}", file=sys.stderr)
     return 0
+
+# %% ../nbs/90_cli.ipynb #a19558b3
+@_subcommand
+def _spans_parser(sub):
+    from crowdnb.spans import MATCHES, SPAN_FORMATS
+    p = sub.add_parser("spans", formatter_class=_Formatter, help="agreement on text spans (entities, mentions)",
+                       description="Pairwise span F1 (SemEval-2013 Task 9.1 match modes), its summary, Krippendorff's "
+                                   "alpha_U and token-level alpha of a span annotation export (crowdnb.spans).",
+                       epilog="examples:\n  crowdnb spans project.json --format label-studio --match partial\n"
+                              "  crowdnb spans ann1/ ann2/ --format brat --out agreement/\n"
+                              "  crowdnb spans a.conll b.conll --format iob --scheme IOBES")
+    p.add_argument("paths", nargs="+", metavar="FILE", help="the export (one file, or one file/folder per annotator)")
+    p.add_argument("--format", required=True, choices=list(SPAN_FORMATS), help="the tool that wrote FILE")
+    p.add_argument("--match", default="exact", choices=list(MATCHES), help="how spans match (default: %(default)s)")
+    p.add_argument("--labels", metavar="A,B,C", help="the declared label set (default: the labels that occur)")
+    p.add_argument("--annotators", metavar="A,B", help="brat/webanno/doccano/iob: the annotators' names, one per FILE")
+    p.add_argument("--scheme", choices=["IOB1", "IOB2", "IOBES"], default="IOB2", help="iob: tagging scheme (default: %(default)s)")
+    p.add_argument("--out", metavar="DIR", help="write pairwise.csv and agreement.csv into this folder")
+    p.set_defaults(run=_spans_run)
+
+# %% ../nbs/90_cli.ipynb #7db396c6
+def _spans_options(a) -> dict:
+    "The reader options the flags give, checked against the format."
+    kw = {} if a.labels is None else {"labels": _split_list(a.labels, "--labels")}
+    if a.annotators is not None:
+        if a.format in ("label-studio", "prodigy"): raise ValueError(f"--annotators does not apply to --format {a.format} (the export names them)")
+        kw["annotator" if a.format == "doccano" else "annotators"] = _split_list(a.annotators, "--annotators")
+    if a.format == "iob": kw["scheme"] = a.scheme
+    elif a.scheme != "IOB2": raise ValueError("--scheme applies to --format iob")
+    return kw
+
+# %% ../nbs/90_cli.ipynb #197e7b6a
+def _spans_run(a) -> int:
+    "Run `crowdnb spans`."
+    from crowdnb import spans as sp
+    _check_out_dir(a.out)
+    for f in a.paths:
+        if not Path(f).exists(): raise ValueError(f"{a.format} export {str(f)!r} does not exist")
+    S = sp.read_spans(a.paths if len(a.paths) > 1 or a.format not in ("label-studio", "prodigy") else a.paths[0], a.format, **_spans_options(a))
+    print(f"{S!r}\n")
+    pairs, summary = sp.span_f1(S, a.match), sp.span_agreement(S, a.match)
+    _print_table(pairs, f"pairwise span F1 (match {a.match}; the first annotator is the reference)", show=50)
+    _print_table(summary, "agreement over the pairs (mean and SD of F1, micro F1), all labels and per label")
+    print(f"Krippendorff's alpha_U: {sp.unitizing_alpha(S):.4f}")
+    if S.tokens is not None or S.docs["text"].notna().all():
+        print(f"token-level Krippendorff's alpha: {sp.token_agreement(S, 'alpha'):.4f}")
+    if a.out:
+        Path(a.out).mkdir(parents=True, exist_ok=True)
+        _write_csv(pairs, Path(a.out) / "pairwise.csv"); _write_csv(summary, Path(a.out) / "agreement.csv")
+    return 0
