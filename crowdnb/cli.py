@@ -631,7 +631,7 @@ def _report_run(a) -> int:
     print(f"wrote report.html, report.ipynb, summary.csv to {page.parent}", file=sys.stderr)
     return 0
 
-# %% ../nbs/90_cli.ipynb #a19558b3
+# %% ../nbs/90_cli.ipynb #29038b86
 @_subcommand
 def _spans_parser(sub):
     from crowdnb.spans import MATCHES, SPAN_FORMATS
@@ -650,7 +650,7 @@ def _spans_parser(sub):
     p.add_argument("--out", metavar="DIR", help="write pairwise.csv and agreement.csv into this folder")
     p.set_defaults(run=_spans_run)
 
-# %% ../nbs/90_cli.ipynb #7db396c6
+# %% ../nbs/90_cli.ipynb #8555eafb
 def _spans_options(a) -> dict:
     "The reader options the flags give, checked against the format."
     kw = {} if a.labels is None else {"labels": _split_list(a.labels, "--labels")}
@@ -661,7 +661,7 @@ def _spans_options(a) -> dict:
     elif a.scheme != "IOB2": raise ValueError("--scheme applies to --format iob")
     return kw
 
-# %% ../nbs/90_cli.ipynb #197e7b6a
+# %% ../nbs/90_cli.ipynb #86d6d1b6
 def _spans_run(a) -> int:
     "Run `crowdnb spans`."
     from crowdnb import spans as sp
@@ -679,4 +679,39 @@ def _spans_run(a) -> int:
     if a.out:
         Path(a.out).mkdir(parents=True, exist_ok=True)
         _write_csv(pairs, Path(a.out) / "pairwise.csv"); _write_csv(summary, Path(a.out) / "agreement.csv")
+    return 0
+
+# %% ../nbs/90_cli.ipynb #e39c6a82
+def _report_spans_parser(sub):
+    from crowdnb.spans import MATCHES, SPAN_FORMATS
+    _report_parser(sub)
+    p = sub.choices["report"]
+    g = p.add_argument_group("span annotation export")
+    g.add_argument("--spans", metavar="FORMAT", choices=list(SPAN_FORMATS),
+                   help=f"FILE is a span annotation export of this tool: {', '.join(SPAN_FORMATS)}")
+    g.add_argument("--match", default="exact", choices=list(MATCHES), help="with --spans: how spans match (default: %(default)s)")
+    p.epilog += "\n  crowdnb report brat_project/ --spans brat --match partial --out report/"
+    p.set_defaults(run=_report_spans_run)
+
+_SUBCOMMANDS[_SUBCOMMANDS.index(_report_parser)] = _report_spans_parser
+
+# %% ../nbs/90_cli.ipynb #bab56b38
+def _report_spans_run(a) -> int:
+    "Run `crowdnb report`: a span export with --spans, else the report of judgments."
+    if a.spans is None:
+        if a.match != "exact": raise ValueError("--match applies to a span annotation export (--spans FORMAT)")
+        return _report_run(a)
+    from crowdnb import report as rp
+    if a.data is None: raise ValueError("--spans needs FILE, the export (a file or a folder)")
+    if a.key or a.response or a.form or a.wide: raise ValueError("--spans reads FILE as a span export: leave out --key, --response, --form, --wide")
+    if not Path(a.data).exists(): raise ValueError(f"{a.spans} export {str(a.data)!r} does not exist")
+    _check_out_dir(a.out)
+    kw = {} if a.labels is None else {"labels": _split_list(a.labels, "--labels")}
+    page = rp.spans_report(a.data, a.spans, out=a.out, match=a.match, n_boot=a.n_boot, ci=a.ci, seed=a.seed, top=a.top,
+                           title=a.title, **kw)
+    summary = pd.read_csv(page.parent / "summary.csv", keep_default_na=False)
+    w = summary[summary["kind"] == "worker"].set_index("id")[["methods"]]
+    if len(w): _print_table(w, f"flagged annotators ({len(w)}), with the measures that flag them")
+    else: print("no annotator is flagged by two measures")
+    print(f"wrote report.html, report.ipynb, summary.csv to {page.parent}", file=sys.stderr)
     return 0

@@ -196,3 +196,13 @@ def test_duplicate_spans_merged_with_warning():
     with pytest.warns(UserWarning, match="1 exact duplicate span"):
         S = as_spans(df)
     assert len(S.frame) == 2
+
+
+def test_annotator_text_is_never_markup():
+    "Span text that looks like HTML reaches the report page escaped (plain text), in the boundary table."
+    from crowdnb.report import SpansReport
+    text = "<b>x</b> and <script>alert(1)</script>"
+    df = pd.DataFrame({"doc": "d", "annotator": ["a", "b", "c"], "start": [0, 0, 0], "end": [8, 10, 8], "label": "X"})
+    rep = SpansReport(as_spans(df, texts={"d": text}), n_boot=20)
+    html = rep.boundaries()._repr_html_()
+    assert "&lt;b&gt;x&lt;/b&gt;" in html and "<b>x" not in html
