@@ -691,3 +691,88 @@ def _icc_run(a) -> int:
     _print_table(table.drop(columns="description"), f"intraclass correlations ({_describe(J)}; {table.attrs['method']})")
     if a.out: _write_csv(table, a.out)
     return 0
+
+# %% ../nbs/90_cli.ipynb #29038b86
+@_subcommand
+def _spans_parser(sub):
+    from crowdnb.spans import MATCHES, SPAN_FORMATS
+    p = sub.add_parser("spans", formatter_class=_Formatter, help="agreement on text spans (entities, mentions)",
+                       description="Pairwise span F1 (SemEval-2013 Task 9.1 match modes), its summary, Krippendorff's "
+                                   "alpha_U and token-level alpha of a span annotation export (crowdnb.spans).",
+                       epilog="examples:\n  crowdnb spans project.json --format label-studio --match partial\n"
+                              "  crowdnb spans ann1/ ann2/ --format brat --out agreement/\n"
+                              "  crowdnb spans a.conll b.conll --format iob --scheme IOBES")
+    p.add_argument("paths", nargs="+", metavar="FILE", help="the export (one file, or one file/folder per annotator)")
+    p.add_argument("--format", required=True, choices=list(SPAN_FORMATS), help="the tool that wrote FILE")
+    p.add_argument("--match", default="exact", choices=list(MATCHES), help="how spans match (default: %(default)s)")
+    p.add_argument("--labels", metavar="A,B,C", help="the declared label set (default: the labels that occur)")
+    p.add_argument("--annotators", metavar="A,B", help="brat/webanno/doccano/iob: the annotators' names, one per FILE")
+    p.add_argument("--scheme", choices=["IOB1", "IOB2", "IOBES"], default="IOB2", help="iob: tagging scheme (default: %(default)s)")
+    p.add_argument("--out", metavar="DIR", help="write pairwise.csv and agreement.csv into this folder")
+    p.set_defaults(run=_spans_run)
+
+# %% ../nbs/90_cli.ipynb #8555eafb
+def _spans_options(a) -> dict:
+    "The reader options the flags give, checked against the format."
+    kw = {} if a.labels is None else {"labels": _split_list(a.labels, "--labels")}
+    if a.annotators is not None:
+        if a.format in ("label-studio", "prodigy"): raise ValueError(f"--annotators does not apply to --format {a.format} (the export names them)")
+        kw["annotator" if a.format == "doccano" else "annotators"] = _split_list(a.annotators, "--annotators")
+    if a.format == "iob": kw["scheme"] = a.scheme
+    elif a.scheme != "IOB2": raise ValueError("--scheme applies to --format iob")
+    return kw
+
+# %% ../nbs/90_cli.ipynb #86d6d1b6
+def _spans_run(a) -> int:
+    "Run `crowdnb spans`."
+    from crowdnb import spans as sp
+    _check_out_dir(a.out)
+    for f in a.paths:
+        if not Path(f).exists(): raise ValueError(f"{a.format} export {str(f)!r} does not exist")
+    S = sp.read_spans(a.paths if len(a.paths) > 1 or a.format not in ("label-studio", "prodigy") else a.paths[0], a.format, **_spans_options(a))
+    print(f"{S!r}\n")
+    pairs, summary = sp.span_f1(S, a.match), sp.span_agreement(S, a.match)
+    _print_table(pairs, f"pairwise span F1 (match {a.match}; the first annotator is the reference)", show=50)
+    _print_table(summary, "agreement over the pairs (mean and SD of F1, micro F1), all labels and per label")
+    print(f"Krippendorff's alpha_U: {sp.unitizing_alpha(S):.4f}")
+    if S.tokens is not None or S.docs["text"].notna().all():
+        print(f"token-level Krippendorff's alpha: {sp.token_agreement(S, 'alpha'):.4f}")
+    if a.out:
+        Path(a.out).mkdir(parents=True, exist_ok=True)
+        _write_csv(pairs, Path(a.out) / "pairwise.csv"); _write_csv(summary, Path(a.out) / "agreement.csv")
+    return 0
+
+# %% ../nbs/90_cli.ipynb #e39c6a82
+def _report_spans_parser(sub):
+    from crowdnb.spans import MATCHES, SPAN_FORMATS
+    _report_parser(sub)
+    p = sub.choices["report"]
+    g = p.add_argument_group("span annotation export")
+    g.add_argument("--spans", metavar="FORMAT", choices=list(SPAN_FORMATS),
+                   help=f"FILE is a span annotation export of this tool: {', '.join(SPAN_FORMATS)}")
+    g.add_argument("--match", default="exact", choices=list(MATCHES), help="with --spans: how spans match (default: %(default)s)")
+    p.epilog += "\n  crowdnb report brat_project/ --spans brat --match partial --out report/"
+    p.set_defaults(run=_report_spans_run)
+
+_SUBCOMMANDS[_SUBCOMMANDS.index(_report_parser)] = _report_spans_parser
+
+# %% ../nbs/90_cli.ipynb #bab56b38
+def _report_spans_run(a) -> int:
+    "Run `crowdnb report`: a span export with --spans, else the report of judgments."
+    if a.spans is None:
+        if a.match != "exact": raise ValueError("--match applies to a span annotation export (--spans FORMAT)")
+        return _report_run(a)
+    from crowdnb import report as rp
+    if a.data is None: raise ValueError("--spans needs FILE, the export (a file or a folder)")
+    if a.key or a.response or a.form or a.wide: raise ValueError("--spans reads FILE as a span export: leave out --key, --response, --form, --wide")
+    if not Path(a.data).exists(): raise ValueError(f"{a.spans} export {str(a.data)!r} does not exist")
+    _check_out_dir(a.out)
+    kw = {} if a.labels is None else {"labels": _split_list(a.labels, "--labels")}
+    page = rp.spans_report(a.data, a.spans, out=a.out, match=a.match, n_boot=a.n_boot, ci=a.ci, seed=a.seed, top=a.top,
+                           title=a.title, **kw)
+    summary = pd.read_csv(page.parent / "summary.csv", keep_default_na=False)
+    w = summary[summary["kind"] == "worker"].set_index("id")[["methods"]]
+    if len(w): _print_table(w, f"flagged annotators ({len(w)}), with the measures that flag them")
+    else: print("no annotator is flagged by two measures")
+    print(f"wrote report.html, report.ipynb, summary.csv to {page.parent}", file=sys.stderr)
+    return 0

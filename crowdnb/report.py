@@ -34,7 +34,7 @@ from .agreement import pairwise_kappas, agreement_scores
 __all__ = ['METHODS', 'esc', 'html_table', 'figure_html', 'slug', 'Section', 'Plan', 'plan', 'near_chance', 'low_outliers',
            'QualityReport', 'majority_vote', 'in_short', 'FormRatings', 'read_form', 'template', 'inject_parameters',
            'execute', 'markdown_html', 'page_html', 'report', 'read_error_counts', 'write_conll', 'CorefReport',
-           'coref_report']
+           'coref_report', 'SpansReport', 'annotator_f1', 'spans_report']
 
 # %% ../nbs/60_report.ipynb #15b68b1b
 def esc(
@@ -1435,6 +1435,195 @@ def coref_report(
     title = title or "Coreference annotation report"
     nb = inject_parameters(template("coref_report"), key=files["key"], response=files["response"], ratings=rpath,
                            options=options, errors=files.get("errors"), level=level, threshold=threshold, seed=seed,
+                           top=top, title=title)
+    nb.cells[0].source = f"# {title}\n" + nb.cells[0].source.split("\n", 1)[1]
+    execute(nb, out, timeout, progress)
+    return _finish(nb, out, title)
+
+# %% ../nbs/60_report.ipynb #d8bbd333
+class SpansReport:
+    "The state of a span annotation report: the spans, the match mode and the per-annotator measures."
+    def __init__(self,
+                 spans,  # `crowdnb.spans.Spans` (or a table `as_spans` reads)
+                 match: str = "exact",  # SemEval-2013 match mode of the F1 tables
+                 n_boot: int = 1000,  # bootstrap resamples of documents for the F1 intervals
+                 ci: float = 0.95,  # coverage of the intervals
+                 seed: int | None = 0,  # seed of the bootstrap
+                 top: int = 10):  # boundary disagreements and labels listed
+        from crowdnb import spans as sp
+        self.S, self.match = sp.as_spans(spans), check_choice("match", match, sp.MATCHES)
+        self.n_boot, self.top = check_int("n_boot", n_boot, 1), check_int("top", top, 1)
+        self.ci, self.seed = check_number("ci", ci, 0, 1, low_open=True, high_open=True), seed
+        self.sections, self.measures = [], {}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            self.pairs_ = sp.span_f1(self.S, match, by="doc")
+            self.matched_ = sp.match_spans(self.S, "overlap")
+
+    def __repr__(self): return f"SpansReport({self.S!r}, match={self.match!r})"
+
+# %% ../nbs/60_report.ipynb #197ffa5c
+def annotator_f1(
+    by_doc: pd.DataFrame,  # `span_f1(..., by="doc")`: counts per pair and document
+    n_boot: int = 1000,  # bootstrap resamples of the documents
+    ci: float = 0.95,  # coverage of the percentile interval
+    seed=0,  # seed of the resampling
+) -> pd.DataFrame:
+    "Each annotator's F1 against all the others (their pairs' counts pooled), with a bootstrap interval over documents."
+    from crowdnb.core import as_rng
+    t = by_doc.reset_index()
+    both = pd.concat([t.assign(annotator=t["reference"]), t.assign(annotator=t["response"])])
+    both = both.assign(num=2 * both["tp"], den=2 * both["tp"] + both["fp"] + both["fn"])
+    m = both.pivot_table(index="doc", columns="annotator", values=["num", "den"], aggfunc="sum", fill_value=0)
+    num, den = m["num"].to_numpy(float), m["den"].to_numpy(float)
+    w = as_rng(seed).multinomial(len(num), np.full(len(num), 1 / len(num)), size=n_boot)   # documents resampled
+    boot = (w @ num) / np.where(w @ den > 0, w @ den, np.nan)
+    lo, hi = np.nanquantile(boot, [(1 - ci) / 2, (1 + ci) / 2], axis=0)
+    out = pd.DataFrame({"f1": num.sum(0) / np.where(den.sum(0) > 0, den.sum(0), np.nan), "low": lo, "high": hi,
+                        "documents": (den > 0).sum(0)}, index=m["num"].columns)
+    return out.rename_axis("annotator")
+
+# %% ../nbs/60_report.ipynb #809b3926
+@patch
+def annotators(self: SpansReport) -> Section:
+    "Each annotator's F1 against the others with its interval over documents, and its share of boundary and label disagreements."
+    s = Section("Each annotator against the others")
+    self.sections.append(s)
+    f1 = annotator_f1(self.pairs_, self.n_boot, self.ci, self.seed)
+    S, m = self.S, self.matched_
+    a = S.codes()[1]
+    fr = S.frame
+    diff_b = (fr["start"].to_numpy()[m["reference"]] != fr["start"].to_numpy()[m["response"]]) | \
+             (fr["end"].to_numpy()[m["reference"]] != fr["end"].to_numpy()[m["response"]])
+    diff_l = fr["label"].to_numpy()[m["reference"]] != fr["label"].to_numpy()[m["response"]]
+    who = np.concatenate([a[m["reference"]], a[m["response"]]])
+    share = lambda x: pd.Series(np.bincount(who, np.tile(x, 2), len(S.annotators)) /
+                                np.maximum(np.bincount(who, minlength=len(S.annotators)), 1), index=S.annotators)
+    n_docs = S.seen.groupby("annotator", sort=False)["doc"].nunique().reindex(S.annotators)
+    t = f1.reindex(S.annotators).assign(boundary_disagreement=share(diff_b), label_disagreement=share(diff_l),
+                                        spans_per_document=np.bincount(a, minlength=len(S.annotators)) / n_docs.to_numpy())
+    self.annotators_ = t
+    s.para(f"Span F1 ({esc(self.match)} match) of each annotator against all the others, their pairs' counts pooled, "
+           f"with a {self.ci:.0%} bootstrap interval over documents ({self.n_boot:,} resamples); then, of the spans it "
+           "shares (overlapping) with another annotator, the share with other boundaries and with another label.")
+    s.add(html_table(t))
+    vol = -np.abs(np.log(np.maximum(t["spans_per_document"] / t["spans_per_document"].median(), 1e-3)))
+    for name, score, ev in (("span F1", t["f1"], "F1 {:.3f}"), ("boundaries", -t["boundary_disagreement"], "boundaries differ on {:.0%}"),
+                            ("labels", -t["label_disagreement"], "labels differ on {:.0%}"), ("volume", vol, "spans per document x{:.2f} the median")):
+        flag = low_outliers(score.fillna(score.median()))
+        val = {"span F1": t["f1"], "boundaries": t["boundary_disagreement"], "labels": t["label_disagreement"],
+               "volume": t["spans_per_document"] / t["spans_per_document"].median()}[name]
+        self.measures[name] = {w: ev.format(val[w]) for w in flag.index[flag]}
+    return s
+
+# %% ../nbs/60_report.ipynb #e52e01f7
+@patch
+def labels(self: SpansReport) -> Section:
+    "Agreement per label: mean and SD of pairwise F1, micro F1 (crowdnb.spans.span_agreement), and α_U per label."
+    from crowdnb import spans as sp
+    s = Section("Agreement per label")
+    self.sections.append(s)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t = sp.span_agreement(self.S, self.match)
+        if len(self.S.annotators) >= 2:
+            t = t.join(sp.unitizing_alpha(self.S, by="label")["alpha_u"])
+            t.loc[sp.ALL, "alpha_u"] = sp.unitizing_alpha(self.S)
+    self.labels_ = t
+    s.para(f"Pairwise span F1 ({esc(self.match)} match) summarised over the pairs of annotators, over all labels and "
+           "per label, with Krippendorff's α_U per label (chance-corrected, on the documents every annotator saw).")
+    s.add(html_table(t, max_rows=self.top + 1))
+    return s
+
+# %% ../nbs/60_report.ipynb #ce5eb50b
+@patch
+def confusion(self: SpansReport) -> Section:
+    "Which labels meet on the same stretch of text: matched (overlapping) spans of two annotators, label by label."
+    s = Section("Label confusion on matched spans")
+    self.sections.append(s)
+    fr, m = self.S.frame, self.matched_
+    l1, l2 = fr["label"].to_numpy()[m["reference"]], fr["label"].to_numpy()[m["response"]]
+    t = pd.crosstab(pd.Series(np.r_[l1, l2], name="label"), pd.Series(np.r_[l2, l1], name="other annotator's label"))
+    self.confusion_ = t
+    s.para("Spans of two annotators that overlap are matched one to one (the largest overlap first); each matched pair "
+           "is counted once from each side, so the table is symmetric and its diagonal counts agreements.")
+    s.add(html_table(t))
+    return s
+
+# %% ../nbs/60_report.ipynb #99c8e6cd
+@patch
+def boundaries(self: SpansReport) -> Section:
+    "The matched spans whose boundaries differ, with their text, the largest differences first."
+    s = Section("Boundary disagreements")
+    self.sections.append(s)
+    fr, m = self.S.frame, self.matched_
+    r, q = fr.iloc[m["reference"].to_numpy()], fr.iloc[m["response"].to_numpy()]
+    gap = np.abs(r["start"].to_numpy() - q["start"].to_numpy()) + np.abs(r["end"].to_numpy() - q["end"].to_numpy())
+    shown = lambda x: x["text"].where(x["text"].notna(), x["start"].astype(str) + "-" + x["end"].astype(str)).to_numpy()
+    t = pd.DataFrame({"doc": r["doc"].to_numpy(), "annotator": r["annotator"].to_numpy(), "text": shown(r),
+                      "other": q["annotator"].to_numpy(), "other's text": shown(q), "characters apart": gap})[gap > 0]
+    self.boundaries_ = t.sort_values("characters apart", ascending=False, kind="stable")
+    s.para(f"{len(t):,} of {len(m):,} matched pairs of spans differ in their boundaries; the {min(self.top, len(t))} "
+           "furthest apart (the text is shown as written, never as markup):")
+    s.add(html_table(self.boundaries_, index=False, max_rows=self.top))
+    return s
+
+# %% ../nbs/60_report.ipynb #5094ef32
+@patch
+def summary_table(self: SpansReport) -> pd.DataFrame:
+    "kind, id, methods, evidence: the annotators at least two measures flag, then the labels with the least agreement."
+    hits = pd.Series([w for f in self.measures.values() for w in f], dtype=object).value_counts()
+    rows = [("worker", w, ", ".join(k for k, f in self.measures.items() if w in f),
+             "; ".join(f[w] for f in self.measures.values() if w in f)) for w in hits.index[hits >= 2]]
+    if hasattr(self, "labels_"):
+        from crowdnb.spans import ALL
+        low = self.labels_.drop(index=ALL).sort_values("micro_f1", kind="stable").head(self.top)
+        rows += [("label", k, "span F1", f"micro F1 {v:.3f}") for k, v in low["micro_f1"].items()]
+    return pd.DataFrame(rows, columns=["kind", "id", "methods", "evidence"])
+
+# %% ../nbs/60_report.ipynb #19e8be5d
+@patch
+def summary(self: SpansReport) -> Section:
+    "The summary: the annotators flagged by at least two measures, with the evidence."
+    t = self.summary_table()
+    s = Section("Summary")
+    self.sections.append(s)
+    w = t[t["kind"] == "worker"]
+    if hasattr(self, "labels_"):
+        from crowdnb.spans import ALL
+        r = self.labels_.loc[ALL]
+        s.add(in_short([f"Mean pairwise span F1 ({esc(self.match)} match) is {r['mean_f1']:.3f}, micro F1 {r['micro_f1']:.3f}.",
+                        f"{len(w)} of {len(self.S.annotators)} annotators are flagged by at least two measures"
+                        + (": " + ", ".join(f"<b>{esc(x)}</b>" for x in w["id"]) if len(w) else "") + "."]))
+    if len(w): s.add(html_table(w.set_index("id")[["methods", "evidence"]]))
+    else: s.para("No annotator is flagged by two measures (F1, boundaries, labels, volume).")
+    return s
+
+# %% ../nbs/60_report.ipynb #bd6cdfa6
+def spans_report(
+    paths,  # the export: a file, a folder laid out as the tool writes it, or several files/folders
+    format: str,  # the tool: 'label-studio', 'prodigy', 'brat', 'webanno', 'doccano' or 'iob'
+    out="report",  # output folder: report.html, report.ipynb, summary.csv
+    *,
+    match: str = "exact",  # SemEval-2013 match mode: 'exact', 'boundary', 'partial', 'type' or 'overlap'
+    n_boot: int = 1000,  # bootstrap resamples of documents
+    ci: float = 0.95,  # coverage of the intervals
+    seed: int | None = 0,  # seed of the bootstrap
+    top: int = 10,  # rows listed in the summary and the boundary table
+    title: str | None = None,  # the page title
+    timeout: int = 1800,  # seconds any one cell may take
+    progress=None,  # progress bar on the terminal
+    **kwargs,  # options of the format's reader (labels=, annotators=, scheme=)
+) -> Path:
+    "Execute the span report notebook on a tool's export; write report.ipynb, report.html and summary.csv into `out`."
+    import nbformat
+    from crowdnb.spans import read_spans
+    SpansReport(read_spans(paths, format, **kwargs), match, n_boot, ci, seed, top)   # the errors now, not in the kernel
+    out = _prepare_out(out)
+    files = [str(Path(p).resolve()) for p in ([paths] if isinstance(paths, (str, os.PathLike)) else paths)]
+    nb = nbformat.reads(resources.files("crowdnb").joinpath("templates", "spans_report.ipynb").read_text(encoding="utf-8"), as_version=4)
+    title = title or "Span annotation report"
+    nb = inject_parameters(nb, paths=files, format=format, options=kwargs, match=match, n_boot=n_boot, ci=ci, seed=seed,
                            top=top, title=title)
     nb.cells[0].source = f"# {title}\n" + nb.cells[0].source.split("\n", 1)[1]
     execute(nb, out, timeout, progress)
