@@ -21,6 +21,7 @@ from scipy.special import digamma, expit, log_expit, logsumexp
 
 from .core import Judgments, as_judgments, as_rng, check_choice, check_int, check_number, simulate_crowd
 from .engine import Shard
+from . import crowdtruth
 from .model_b import ModelB
 
 # %% auto #0
@@ -32,7 +33,8 @@ __all__ = ['EPS', 'METHODS', 'VoteState', 'tie_keys', 'vote_state', 'unit_votes'
            'glad_q', 'glad_terms', 'GLAD', 'glad_m_step', 'glad_frame', 'glad_theta', 'class_sums', 'edge_normal',
            'edge_values', 'kos_start', 'kos_step', 'kos_scores', 'kos_frame', 'kos_hits', 'KOS', 'pair_counts',
            'mmsr_covariance', 'trimmed_means', 'msr_factors', 'sign_vector', 'MMSR', 'mmsr_votes', 'mmsr_frame',
-           'mmsr_hits', 'confusion_terms', 'boot_sums', 'bootstrap_theta', 'read_gold', 'compare', 'disagreements']
+           'mmsr_hits', 'confusion_terms', 'boot_sums', 'bootstrap_theta', 'WQSTerms', 'wqs_terms', 'wqs_boot_sums',
+           'wqs_units', 'wqs_interval', 'read_gold', 'compare', 'disagreements']
 
 # %% ../nbs/32_aggregation.ipynb #a8ea17f7
 @dataclass
@@ -177,7 +179,7 @@ class Aggregator:
         if name == "theta_ci_" and "theta_" in self.__dict__: return self.theta_interval(seed=self.seed)
         raise AttributeError(name)
 
-# %% ../nbs/32_aggregation.ipynb #4403ca95
+# %% ../nbs/32_aggregation.ipynb #6812f6a6
 @patch
 def _finish(self: Aggregator, table: pd.DataFrame, labels, workers, theta):
     "Set `posterior_`, `labels_`, `ties_`, `theta_` from a units x labels table with '_label' and '_tied'."
@@ -194,7 +196,7 @@ def _finish(self: Aggregator, table: pd.DataFrame, labels, workers, theta):
     self.__dict__.pop("theta_ci_", None)
     return self
 
-# %% ../nbs/32_aggregation.ipynb #3fb93ea2
+# %% ../nbs/32_aggregation.ipynb #6a07cb29
 @patch
 def theta_interval(self: Aggregator, n_boot: int = 200, ci: float = 0.95, seed=None) -> pd.DataFrame:
     "Bootstrap interval of θ per worker: units resampled (multinomial weights), the fitted posterior held (sets `theta_ci_`)."
@@ -202,7 +204,7 @@ def theta_interval(self: Aggregator, n_boot: int = 200, ci: float = 0.95, seed=N
     self.theta_ci_ = pd.DataFrame({"theta": self.theta_, "ci_low": lo_hi[:, 0], "ci_high": lo_hi[:, 1]})
     return self.theta_ci_
 
-# %% ../nbs/32_aggregation.ipynb #16b66a9f
+# %% ../nbs/32_aggregation.ipynb #1cf864a5
 @patch
 @delegates(as_judgments, but=["data"])
 def fit_predict(self: Aggregator, data, **kwargs) -> pd.Series:
@@ -414,7 +416,7 @@ class MACE(Aggregator):
             out.append((a / a.sum(1, keepdims=True), b / b.sum(1, keepdims=True)))
         return out
 
-# %% ../nbs/32_aggregation.ipynb #b9509c24
+# %% ../nbs/32_aggregation.ipynb #5dd83156
 @patch
 @delegates(as_judgments, but=["data"])
 def fit(self: MACE, data, **kwargs):
@@ -439,7 +441,7 @@ def fit(self: MACE, data, **kwargs):
     self.entropy_ = pd.Series(-(p * np.log(np.where(p > 0, p, 1))).sum(1), index=self.posterior_.index, name="entropy")
     return self
 
-# %% ../nbs/32_aggregation.ipynb #f2550426
+# %% ../nbs/32_aggregation.ipynb #dda95da1
 @patch
 def predict(
     self: MACE,
@@ -499,7 +501,7 @@ class GLAD(Aggregator):
         self.alpha_prior, self.b_prior = check_number("alpha_prior", alpha_prior), check_number("b_prior", b_prior)
         as_rng(seed); self.seed = seed
 
-# %% ../nbs/32_aggregation.ipynb #7ddf197e
+# %% ../nbs/32_aggregation.ipynb #c20ee4be
 def glad_m_step(ex, states, alpha, b, n_labels: int, opts) -> tuple:
     "GLAD's M step: maximise Q + log priors over (α, b) by scipy (`opts`: the estimator's settings); (α, b, Q)."
     W = len(alpha)
@@ -521,7 +523,7 @@ def glad_theta(st, alpha, b, n_workers) -> dict:
     x = alpha[st.worker] * np.exp(b[st.offset:st.offset + st.n_units][st.unit])
     return dict(p=np.bincount(st.worker, expit(x), n_workers), n=np.bincount(st.worker, minlength=n_workers).astype(float))
 
-# %% ../nbs/32_aggregation.ipynb #2967b74d
+# %% ../nbs/32_aggregation.ipynb #ab834730
 @patch
 @delegates(as_judgments, but=["data"])
 def fit(self: GLAD, data, **kwargs):
@@ -547,7 +549,7 @@ def fit(self: GLAD, data, **kwargs):
     self._terms = (glad_terms, (alpha, b))
     return self._finish(table, J.labels, J.workers, theta["p"] / theta["n"])
 
-# %% ../nbs/32_aggregation.ipynb #d01a6155
+# %% ../nbs/32_aggregation.ipynb #6096b76d
 def class_sums(
     index: np.ndarray,  # per judgment: the group (unit or worker code)
     values: np.ndarray,  # judgments x classes
@@ -556,7 +558,7 @@ def class_sums(
     "Groups x classes sums of `values` by `index`."
     return np.stack([np.bincount(index, values[:, k], n) for k in range(values.shape[1])], axis=1)
 
-# %% ../nbs/32_aggregation.ipynb #9c3aea43
+# %% ../nbs/32_aggregation.ipynb #e307cc11
 def edge_normal(st: VoteState, workers: pd.Index, key: int) -> np.ndarray:
     "Per judgment a N(1, 1) draw from a seeded hash of (unit id, worker id): the same on any sharding."
     ids = pd.DataFrame({"u": np.asarray(st.units, dtype=object)[st.unit],
@@ -576,7 +578,7 @@ def edge_values(st: VoteState, workers: pd.Index, init: pd.Series) -> np.ndarray
                          f"by worker {workers[st.worker[j]]!r}")
     return init.to_numpy(float)[ix]
 
-# %% ../nbs/32_aggregation.ipynb #a235285a
+# %% ../nbs/32_aggregation.ipynb #f2fa51bc
 def kos_start(st: VoteState, workers: pd.Index, n_labels: int, key: int, init=None) -> VoteState:
     "A shard's KOS state: A (judgments x classes: +1 if the answer is the class, else -1) and the worker messages y."
     st.A = np.where(st.label[:, None] == np.arange(n_labels)[None, :], 1.0, -1.0)
@@ -591,7 +593,7 @@ def kos_step(st: VoteState, T, scale, n_workers: int) -> tuple:
     st.x = class_sums(st.unit, Ay, st.n_units)[st.unit] - Ay
     return st, dict(T=class_sums(st.worker, st.A * st.x, n_workers))
 
-# %% ../nbs/32_aggregation.ipynb #ad0810e6
+# %% ../nbs/32_aggregation.ipynb #1d63de31
 def kos_scores(st: VoteState, T, scale) -> tuple:
     "The last worker messages (from T, if given) and each unit's score Σ_j A_ij y_{j→i}; stats: its largest |value|."
     if T is not None: st.y = (T[st.worker] - st.A * st.x) / scale
@@ -607,7 +609,7 @@ def kos_hits(st: VoteState, norm, n_workers: int) -> dict:
     "Per worker: agreement with the KOS labels (hits) and their judgments."
     return worker_hits(st, onehot(best_labels(st.score / norm, st.keys)[0], st.A.shape[1]), n_workers)
 
-# %% ../nbs/32_aggregation.ipynb #72efc82d
+# %% ../nbs/32_aggregation.ipynb #17dc313d
 class KOS(Aggregator):
     "KOS (Karger, Oh & Shah 2014): messages between units and workers; binary, one-vs-rest for more labels."
     name = "KOS"
@@ -621,7 +623,7 @@ class KOS(Aggregator):
         self.n_iter = check_int("n_iter", n_iter)
         self.init = init; as_rng(seed); self.seed = seed
 
-# %% ../nbs/32_aggregation.ipynb #b01ee226
+# %% ../nbs/32_aggregation.ipynb #df9aea85
 @patch
 @delegates(as_judgments, but=["data"])
 def fit(self: KOS, data, **kwargs):
@@ -647,7 +649,7 @@ def fit(self: KOS, data, **kwargs):
     self.scores_, self.posterior_ = self.posterior_, None
     return self
 
-# %% ../nbs/32_aggregation.ipynb #1b177ce3
+# %% ../nbs/32_aggregation.ipynb #8a9332b5
 def pair_counts(st: VoteState, n_labels: int, n_workers: int) -> dict:
     "One shard's worker x worker counts of units judged in common ('common') and of equal answers on them ('agree')."
     P = sparse.csr_matrix((np.ones(len(st.unit)), (st.worker, st.unit)), shape=(n_workers, st.n_units))
@@ -662,7 +664,7 @@ def mmsr_covariance(common: np.ndarray, agree: np.ndarray, n_labels: int) -> tup
     rate = np.divide(agree, common, out=np.zeros(common.shape), where=obs)
     return rate * n_labels / (n_labels - 1) - 1 / (n_labels - 1), obs
 
-# %% ../nbs/32_aggregation.ipynb #2b84d8cc
+# %% ../nbs/32_aggregation.ipynb #e9e898bb
 def trimmed_means(
     X: np.ndarray,  # workers x workers |C|
     obs: np.ndarray,  # workers x workers: observed pairs
@@ -680,7 +682,7 @@ def trimmed_means(
     mean = np.divide(cs[hi, cols] - cs[lo, cols], k, out=a.astype(float).copy(), where=k > 0)
     return np.where((k == 1) & (mean == 0), 1 / np.sqrt(n_units), mean)
 
-# %% ../nbs/32_aggregation.ipynb #2412d36b
+# %% ../nbs/32_aggregation.ipynb #a7896c39
 def msr_factors(X: np.ndarray, obs: np.ndarray, u: np.ndarray, F: int, n_units: int, n_iter: int, tol: float) -> tuple:
     "Alternating MSR means from u = v = `u` until ‖u vᵀ − u₀v₀ᵀ‖_F < tol: (u, v, the losses)."
     v, losses = u.copy(), []
@@ -693,7 +695,7 @@ def msr_factors(X: np.ndarray, obs: np.ndarray, u: np.ndarray, F: int, n_units: 
         if losses[-1] < tol: break
     return u, v, losses
 
-# %% ../nbs/32_aggregation.ipynb #28729485
+# %% ../nbs/32_aggregation.ipynb #ecb46be6
 def sign_vector(
     S: np.ndarray,  # k x k signs of the covariances (0: no edge)
 ) -> np.ndarray:
@@ -711,7 +713,7 @@ def sign_vector(
     s = np.sign(phi[:k])
     return np.sign(s.sum()) * s
 
-# %% ../nbs/32_aggregation.ipynb #1cd3b779
+# %% ../nbs/32_aggregation.ipynb #fbd9f511
 class MMSR(Aggregator):
     "M-MSR (Ma & Olshevsky 2020): skills from a robust rank-one completion of the agreement matrix; weighted vote."
     name = "MMSR"
@@ -728,7 +730,7 @@ class MMSR(Aggregator):
         self.signs = check_choice("signs", signs, ("observed", "crowd-kit"))
         self.init = init; as_rng(seed); self.seed = seed
 
-# %% ../nbs/32_aggregation.ipynb #b09c7bd3
+# %% ../nbs/32_aggregation.ipynb #29c12741
 @patch
 @delegates(as_judgments, but=["data"])
 def fit(self: MMSR, data, **kwargs):
@@ -757,7 +759,7 @@ def fit(self: MMSR, data, **kwargs):
     self.scores_, self.posterior_ = self.posterior_, None
     return self
 
-# %% ../nbs/32_aggregation.ipynb #53b130f6
+# %% ../nbs/32_aggregation.ipynb #cd1c5824
 def mmsr_votes(st: VoteState, skill, n_labels: int) -> np.ndarray:
     "The skill-weighted vote divided by its row sum (crowd-kit's scores); a unit whose weights are all 0: vote shares."
     v = unit_votes(st, n_labels, skill[st.worker])
@@ -813,6 +815,61 @@ def bootstrap_theta(ex, states, terms, arg, n_units: int, n_workers: int, n_boot
         reps.append((r * g[:, None, :]).sum(2))
     reps = np.concatenate(reps)
     return np.nanquantile(reps, [(1 - ci) / 2, (1 + ci) / 2], axis=0).T
+
+# %% ../nbs/32_aggregation.ipynb #7186fac7
+@dataclass
+class WQSTerms:
+    "One CrowdTruth shard's per-unit WSA and WWA numerators and denominators (units x workers), and its first unit."
+    parts: tuple     # four sparse units x workers matrices: WSA num, WSA den, WWA num, WWA den
+    offset: int      # position of the shard's first unit among all units
+
+def wqs_terms(st, w, a, cfg: dict, all_units: pd.Index) -> WQSTerms:
+    "A `crowdnb.crowdtruth.CrowdState`'s terms at the fitted WQS `w` and RQS `a` (`crowdtruth.step_sums`)."
+    off = int(all_units.get_indexer(st.units[:1])[0]) if len(st.units) else 0
+    W, n = len(cfg["workers"]), len(st.units)
+    if st.ix is None: return WQSTerms(tuple(sparse.csr_matrix((n, W)) for _ in range(4)), off)
+    ix = st.ix
+    num_p, den_p, cos = crowdtruth.step_sums(ix, w, a, cfg["weighted"], cfg["clamp"])[2:]
+    su = st.u[ix.unit]
+    mk = lambda v: sparse.csr_matrix((v, (ix.unit, ix.worker)), shape=(n, W))
+    return WQSTerms((mk(cos * su), mk(su), mk(num_p * su), mk(den_p * su)), off)
+
+# %% ../nbs/32_aggregation.ipynb #88564c18
+def wqs_boot_sums(t: WQSTerms, weights: np.ndarray) -> dict:
+    "One shard's resampled sums: weights (replicates x all units) times its four units x workers terms."
+    n = t.parts[0].shape[0]
+    w = weights[:, t.offset:t.offset + n]
+    return {k: np.asarray((m.T @ w.T).T) for k, m in zip(("sa_num", "sa_den", "wa_num", "wa_den"), t.parts)}
+
+def wqs_units(st) -> pd.DataFrame:
+    "A CrowdTruth shard's unit ids, as a table."
+    return pd.DataFrame(index=st.units)
+
+# %% ../nbs/32_aggregation.ipynb #430a7037
+@delegates(crowdtruth.run, but=["data"])
+def wqs_interval(
+    data,  # judgments: a `Judgments`, a long DataFrame or a CSV path
+    n_boot: int = 200,  # bootstrap resamples of units
+    ci: float = 0.95,  # coverage of the interval
+    seed=None,  # int ≥ 0, None or a numpy Generator
+    **kwargs,
+) -> pd.DataFrame:
+    "CrowdTruth's WQS by worker with a bootstrap interval (`ci_low`, `ci_high`): units resampled, SQS/RQS held at the fit."
+    n_boot, ci = check_int("n_boot", n_boot), check_number("ci", ci, low=0, high=1)
+    if not 0 < ci < 1: raise ValueError(f"ci must be strictly between 0 and 1, got {ci}")
+    res = crowdtruth.run(data, **kwargs)
+    ex, last = res.executor, res.trace[-1]
+    units = in_memory(ex.frame(wqs_units, res.states)).index
+    terms = ex.map(wqs_terms, res.states, last["wqs"].to_numpy(), last["aqs"].to_numpy(), res.cfg, units)
+    rng, U, reps = as_rng(seed), len(units), []
+    for b0 in range(0, n_boot, 50):
+        b = min(50, n_boot - b0)
+        draw = rng.integers(0, U, (b, U)) + (np.arange(b) * U)[:, None]
+        s = ex.sum(wqs_boot_sums, terms, np.bincount(draw.ravel(), minlength=b * U).reshape(b, U).astype(float))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            reps.append(s["sa_num"] / s["sa_den"] * s["wa_num"] / s["wa_den"])
+    lo, hi = np.nanquantile(np.concatenate(reps), [(1 - ci) / 2, (1 + ci) / 2], axis=0)
+    return pd.DataFrame({"wqs": res.workers["wqs"], "ci_low": lo, "ci_high": hi}).rename_axis("worker")
 
 # %% ../nbs/32_aggregation.ipynb #186d2307
 METHODS = {"majority": MajorityVote, "wawa": Wawa, "zbs": ZeroBasedSkill, "one-coin": OneCoinDawidSkene,
