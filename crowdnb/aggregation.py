@@ -1,4 +1,4 @@
-"""Majority vote, Wawa, Zero-Based Skill, one-coin and full Dawid–Skene, MACE and GLAD on the one engine, with bootstrap intervals on worker quality and `compare` to set them side by side.
+"""Majority vote, Wawa, Zero-Based Skill, one-coin and full Dawid–Skene, MACE, GLAD, KOS and M-MSR on the one engine, with bootstrap intervals on worker quality and `compare` to set them side by side.
 
 Docs: https://crowdnb.github.io/crowdnb/aggregation.html.md"""
 
@@ -14,11 +14,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from fastcore.meta import delegates
+from fastcore.basics import patch
 from scipy import optimize, sparse
+from scipy.sparse import linalg as sla
 from scipy.special import digamma, expit, log_expit, logsumexp
 
 from .core import Judgments, as_judgments, as_rng, check_choice, check_int, check_number, simulate_crowd
 from .engine import Shard
+from . import crowdtruth
 from .model_b import ModelB
 
 # %% auto #0
@@ -27,8 +30,11 @@ __all__ = ['EPS', 'METHODS', 'VoteState', 'tie_keys', 'vote_state', 'unit_votes'
            'Aggregator', 'vote_hits', 'vote_frame', 'MajorityVote', 'Wawa', 'ZeroBasedSkill', 'label_use',
            'onecoin_logits', 'onecoin_step', 'share_hits', 'onecoin_frame', 'OneCoinDawidSkene', 'DawidSkene',
            'mace_logits', 'mace_counts', 'mace_frame', 'mace_update', 'mace_terms', 'MACE', 'glad_logits', 'glad_estep',
-           'glad_q', 'glad_terms', 'GLAD', 'glad_frame', 'glad_theta', 'confusion_terms', 'boot_sums',
-           'bootstrap_theta', 'read_gold', 'compare', 'disagreements']
+           'glad_q', 'glad_terms', 'GLAD', 'glad_m_step', 'glad_frame', 'glad_theta', 'class_sums', 'edge_normal',
+           'edge_values', 'kos_start', 'kos_step', 'kos_scores', 'kos_frame', 'kos_hits', 'KOS', 'pair_counts',
+           'mmsr_covariance', 'trimmed_means', 'msr_factors', 'sign_vector', 'MMSR', 'mmsr_votes', 'mmsr_frame',
+           'mmsr_hits', 'confusion_terms', 'boot_sums', 'bootstrap_theta', 'WQSTerms', 'wqs_terms', 'wqs_boot_sums',
+           'wqs_units', 'wqs_interval', 'read_gold', 'compare', 'disagreements']
 
 # %% ../nbs/32_aggregation.ipynb #a8ea17f7
 @dataclass
@@ -168,34 +174,42 @@ class Aggregator:
         self._terms = (accuracy_terms, None)
         return J, ex, states
 
-    def _finish(self, table: pd.DataFrame, labels, workers, theta):
-        table = in_memory(table)
-        lab = table.pop("_label"); tied = table.pop("_tied") if "_tied" in table else None
-        table.index.name = "unit"; table.columns.name = "label"
-        self.posterior_ = table
-        self.labels_ = lab.rename("label").rename_axis("unit")
-        if tied is not None: self.ties_ = pd.Index(table.index[tied.to_numpy() > 1], name="unit")
-        self.theta_ = pd.Series(theta, index=workers, name="theta")
-        if self._terms[0] is accuracy_terms:   # vote models: θ against the hard labels; others: against the posterior
-            hard = pd.DataFrame(self.labels_.to_numpy()[:, None] == np.asarray(labels)[None, :], index=table.index, columns=labels)
-            self._terms = (accuracy_terms, hard.astype(float) if self.hard else self.posterior_)
-        self.__dict__.pop("theta_ci_", None)
-        return self
-
-    def theta_interval(self, n_boot: int = 200, ci: float = 0.95, seed=None) -> pd.DataFrame:
-        "Bootstrap interval of θ per worker: units resampled (multinomial weights), the fitted posterior held (sets `theta_ci_`)."
-        lo_hi = bootstrap_theta(self._ex, self._states, *self._terms, len(self._units), len(self.theta_), n_boot, ci, seed)
-        self.theta_ci_ = pd.DataFrame({"theta": self.theta_, "ci_low": lo_hi[:, 0], "ci_high": lo_hi[:, 1]})
-        return self.theta_ci_
-
     def __getattr__(self, name):
+        "`theta_ci_` on first use: the bootstrap interval with the estimator's seed."
         if name == "theta_ci_" and "theta_" in self.__dict__: return self.theta_interval(seed=self.seed)
         raise AttributeError(name)
 
-    @delegates(as_judgments, but=["data"])
-    def fit_predict(self, data, **kwargs) -> pd.Series:
-        "Fit, then return the label of each unit (`labels_`)."
-        return self.fit(data, **kwargs).labels_
+# %% ../nbs/32_aggregation.ipynb #6812f6a6
+@patch
+def _finish(self: Aggregator, table: pd.DataFrame, labels, workers, theta):
+    "Set `posterior_`, `labels_`, `ties_`, `theta_` from a units x labels table with '_label' and '_tied'."
+    table = in_memory(table)
+    lab = table.pop("_label"); tied = table.pop("_tied") if "_tied" in table else None
+    table.index.name = "unit"; table.columns.name = "label"
+    self.posterior_ = table
+    self.labels_ = lab.rename("label").rename_axis("unit")
+    if tied is not None: self.ties_ = pd.Index(table.index[tied.to_numpy() > 1], name="unit")
+    self.theta_ = pd.Series(theta, index=workers, name="theta")
+    if self._terms[0] is accuracy_terms:   # vote models: θ against the hard labels; others: against the posterior
+        hard = pd.DataFrame(self.labels_.to_numpy()[:, None] == np.asarray(labels)[None, :], index=table.index, columns=labels)
+        self._terms = (accuracy_terms, hard.astype(float) if self.hard else self.posterior_)
+    self.__dict__.pop("theta_ci_", None)
+    return self
+
+# %% ../nbs/32_aggregation.ipynb #6a07cb29
+@patch
+def theta_interval(self: Aggregator, n_boot: int = 200, ci: float = 0.95, seed=None) -> pd.DataFrame:
+    "Bootstrap interval of θ per worker: units resampled (multinomial weights), the fitted posterior held (sets `theta_ci_`)."
+    lo_hi = bootstrap_theta(self._ex, self._states, *self._terms, len(self._units), len(self.theta_), n_boot, ci, seed)
+    self.theta_ci_ = pd.DataFrame({"theta": self.theta_, "ci_low": lo_hi[:, 0], "ci_high": lo_hi[:, 1]})
+    return self.theta_ci_
+
+# %% ../nbs/32_aggregation.ipynb #1cf864a5
+@patch
+@delegates(as_judgments, but=["data"])
+def fit_predict(self: Aggregator, data, **kwargs) -> pd.Series:
+    "Fit, then return the label of each unit (`labels_`)."
+    return self.fit(data, **kwargs).labels_
 
 # %% ../nbs/32_aggregation.ipynb #0389916e
 def vote_hits(st: VoteState, skill, n_labels: int, n_workers: int, ties: str = "random") -> dict:
@@ -402,36 +416,45 @@ class MACE(Aggregator):
             out.append((a / a.sum(1, keepdims=True), b / b.sum(1, keepdims=True)))
         return out
 
-    @delegates(as_judgments, but=["data"])
-    def fit(self, data, **kwargs):
-        J, ex, states = self._start(data, kwargs)
-        K, W = len(J.labels), len(J.workers)
-        sm = 0.01 / K if self.smoothing is None else self.smoothing
-        runs = []
-        for trust, strat in self._starts(W, K):
-            for _ in range(self.n_iter):
-                s = ex.sum(mace_counts, states, trust, strat, K, W)
-                trust, strat = mace_update(s["know"], s["spam"], self.method, sm, self.alpha, self.beta, self.gamma)
-            runs.append((float(ex.sum(mace_counts, states, trust, strat, K, W)["ll"]), trust, strat))
-        self.log_liks_ = np.array([r[0] for r in runs])
-        self.log_lik_, trust, strat = max(runs, key=lambda r: r[0])
-        self.trust_ = pd.DataFrame(trust, index=J.workers, columns=["spam", "know"])
-        self.competence_ = pd.Series(trust[:, 1] / trust.sum(1), index=J.workers, name="competence")
-        self.spam_ = pd.DataFrame(strat, index=J.workers, columns=J.labels)
-        self._terms = (mace_terms, (trust, strat))
-        self._finish(ex.frame(mace_frame, states, trust, strat, J.labels), J.labels, J.workers, self.competence_.to_numpy())
-        p = self.posterior_.to_numpy()
-        self.entropy_ = pd.Series(-(p * np.log(np.where(p > 0, p, 1))).sum(1), index=self.posterior_.index, name="entropy")
-        return self
+# %% ../nbs/32_aggregation.ipynb #5dd83156
+@patch
+@delegates(as_judgments, but=["data"])
+def fit(self: MACE, data, **kwargs):
+    "`n_starts` seeded starts (or `init`), `n_iter` EM or VB steps each over shards; keep the best by log-likelihood."
+    J, ex, states = self._start(data, kwargs)
+    K, W = len(J.labels), len(J.workers)
+    sm = 0.01 / K if self.smoothing is None else self.smoothing
+    runs = []
+    for trust, strat in self._starts(W, K):
+        for _ in range(self.n_iter):
+            s = ex.sum(mace_counts, states, trust, strat, K, W)
+            trust, strat = mace_update(s["know"], s["spam"], self.method, sm, self.alpha, self.beta, self.gamma)
+        runs.append((float(ex.sum(mace_counts, states, trust, strat, K, W)["ll"]), trust, strat))
+    self.log_liks_ = np.array([r[0] for r in runs])
+    self.log_lik_, trust, strat = max(runs, key=lambda r: r[0])
+    self.trust_ = pd.DataFrame(trust, index=J.workers, columns=["spam", "know"])
+    self.competence_ = pd.Series(trust[:, 1] / trust.sum(1), index=J.workers, name="competence")
+    self.spam_ = pd.DataFrame(strat, index=J.workers, columns=J.labels)
+    self._terms = (mace_terms, (trust, strat))
+    self._finish(ex.frame(mace_frame, states, trust, strat, J.labels), J.labels, J.workers, self.competence_.to_numpy())
+    p = self.posterior_.to_numpy()
+    self.entropy_ = pd.Series(-(p * np.log(np.where(p > 0, p, 1))).sum(1), index=self.posterior_.index, name="entropy")
+    return self
 
-    def predict(self, threshold=None, coverage=None) -> pd.Series:
-        "Labels of the units whose posterior entropy is at most `threshold`, or of the `coverage` share most certain (others NA)."
-        if threshold is not None and coverage is not None: raise ValueError("give threshold or coverage, not both")
-        if coverage is not None:
-            coverage = check_number("coverage", coverage, low=0, high=1)
-            threshold = self.entropy_.quantile(coverage, interpolation="lower") if coverage > 0 else -1.0
-        if threshold is None: return self.labels_
-        return self.labels_.where(self.entropy_ <= threshold)
+# %% ../nbs/32_aggregation.ipynb #dda95da1
+@patch
+def predict(
+    self: MACE,
+    threshold: float = None,  # keep units whose posterior entropy is at most this
+    coverage: float = None,  # or: keep this share of units, the most certain first
+) -> pd.Series:
+    "Labels of the units whose posterior entropy is at most `threshold`, or of the `coverage` share most certain (others NA)."
+    if threshold is not None and coverage is not None: raise ValueError("give threshold or coverage, not both")
+    if coverage is not None:
+        coverage = check_number("coverage", coverage, low=0, high=1)
+        threshold = self.entropy_.quantile(coverage, interpolation="lower") if coverage > 0 else -1.0
+    if threshold is None: return self.labels_
+    return self.labels_.where(self.entropy_ <= threshold)
 
 # %% ../nbs/32_aggregation.ipynb #6d9f12c7
 def glad_logits(st: VoteState, alpha, b, log_prior) -> tuple:
@@ -478,37 +501,18 @@ class GLAD(Aggregator):
         self.alpha_prior, self.b_prior = check_number("alpha_prior", alpha_prior), check_number("b_prior", b_prior)
         as_rng(seed); self.seed = seed
 
-    @delegates(as_judgments, but=["data"])
-    def fit(self, data, **kwargs):
-        J, ex, states = self._start(data, kwargs)
-        K, W = len(J.labels), len(J.workers)
-        if K < 2: raise ValueError(f"GLAD needs at least two labels; the judgments hold {list(J.labels)}: declare labels=[...]")
-        units = self._units
-        U, lp = len(units), np.full(K, -np.log(K))
-        alpha, b = np.ones(W), np.ones(U)
-        def negq(z):
-            s = ex.sum(glad_q, states, z[:W], z[W:], K, W)
-            ra, rb = z[:W] - self.alpha_prior, z[W:] - self.b_prior
-            q = s["q"] - 0.5 * (ra @ ra + rb @ rb) - 0.5 * len(z) * np.log(2 * np.pi)
-            return -q, -np.concatenate([s["ga"] - ra, s["gb"] - rb])
-        prev = -np.inf
-        self.n_iter_ = 0
-        for _ in range(self.n_iter):
-            states, s = ex.step(glad_estep, states, alpha, b, lp)
-            res = optimize.minimize(negq, np.concatenate([alpha, b]), jac=True, method=self.optimizer, tol=self.m_step_tol,
-                                    options=dict(maxiter=self.m_step_max_iter))
-            alpha, b = res.x[:W], res.x[W:]
-            self.n_iter_ += 1
-            q = -res.fun / J.n_judgments if hasattr(J, "n_judgments") else -res.fun
-            if self.tol is not None and q - prev < self.tol: break
-            prev = q
-        self.alpha_ = pd.Series(alpha, index=J.workers, name="alpha")
-        self.beta_ = pd.Series(np.exp(b), index=units.rename("unit"), name="beta")
-        self.log_lik_ = float(ex.step(glad_estep, states, alpha, b, lp)[1]["ll"])
-        table = in_memory(ex.frame(glad_frame, states, alpha, b, lp, J.labels))
-        theta = ex.sum(glad_theta, states, alpha, b, W)
-        self._terms = (glad_terms, (alpha, b))
-        return self._finish(table, J.labels, J.workers, theta["p"] / theta["n"])
+# %% ../nbs/32_aggregation.ipynb #c20ee4be
+def glad_m_step(ex, states, alpha, b, n_labels: int, opts) -> tuple:
+    "GLAD's M step: maximise Q + log priors over (α, b) by scipy (`opts`: the estimator's settings); (α, b, Q)."
+    W = len(alpha)
+    def negq(z):
+        s = ex.sum(glad_q, states, z[:W], z[W:], n_labels, W)
+        ra, rb = z[:W] - opts.alpha_prior, z[W:] - opts.b_prior
+        q = s["q"] - 0.5 * (ra @ ra + rb @ rb) - 0.5 * len(z) * np.log(2 * np.pi)
+        return -q, -np.concatenate([s["ga"] - ra, s["gb"] - rb])
+    res = optimize.minimize(negq, np.concatenate([alpha, b]), jac=True, method=opts.optimizer, tol=opts.m_step_tol,
+                            options=dict(maxiter=opts.m_step_max_iter))
+    return res.x[:W], res.x[W:], -res.fun
 
 def glad_frame(st, alpha, b, log_prior, labels) -> pd.DataFrame:
     "One shard's GLAD posterior table."
@@ -518,6 +522,259 @@ def glad_theta(st, alpha, b, n_workers) -> dict:
     "Per worker: Σ σ(α_i β_u) over the worker's judgments and their number (θ: the model's mean P(correct))."
     x = alpha[st.worker] * np.exp(b[st.offset:st.offset + st.n_units][st.unit])
     return dict(p=np.bincount(st.worker, expit(x), n_workers), n=np.bincount(st.worker, minlength=n_workers).astype(float))
+
+# %% ../nbs/32_aggregation.ipynb #ab834730
+@patch
+@delegates(as_judgments, but=["data"])
+def fit(self: GLAD, data, **kwargs):
+    "EM: the E step over shards, the M step by scipy (`glad_m_step`), until Q per judgment gains less than `tol`."
+    J, ex, states = self._start(data, kwargs)
+    K, W = len(J.labels), len(J.workers)
+    if K < 2: raise ValueError(f"GLAD needs at least two labels; the judgments hold {list(J.labels)}: declare labels=[...]")
+    units = self._units
+    lp, alpha, b, prev = np.full(K, -np.log(K)), np.ones(W), np.ones(len(units)), -np.inf
+    self.n_iter_ = 0
+    for _ in range(self.n_iter):
+        states, s = ex.step(glad_estep, states, alpha, b, lp)
+        alpha, b, q = glad_m_step(ex, states, alpha, b, K, self)
+        self.n_iter_ += 1
+        q = q / J.n_judgments if hasattr(J, "n_judgments") else q
+        if self.tol is not None and q - prev < self.tol: break
+        prev = q
+    self.alpha_ = pd.Series(alpha, index=J.workers, name="alpha")
+    self.beta_ = pd.Series(np.exp(b), index=units.rename("unit"), name="beta")
+    self.log_lik_ = float(ex.step(glad_estep, states, alpha, b, lp)[1]["ll"])
+    table = in_memory(ex.frame(glad_frame, states, alpha, b, lp, J.labels))
+    theta = ex.sum(glad_theta, states, alpha, b, W)
+    self._terms = (glad_terms, (alpha, b))
+    return self._finish(table, J.labels, J.workers, theta["p"] / theta["n"])
+
+# %% ../nbs/32_aggregation.ipynb #6096b76d
+def class_sums(
+    index: np.ndarray,  # per judgment: the group (unit or worker code)
+    values: np.ndarray,  # judgments x classes
+    n: int,  # number of groups
+) -> np.ndarray:
+    "Groups x classes sums of `values` by `index`."
+    return np.stack([np.bincount(index, values[:, k], n) for k in range(values.shape[1])], axis=1)
+
+# %% ../nbs/32_aggregation.ipynb #e307cc11
+def edge_normal(st: VoteState, workers: pd.Index, key: int) -> np.ndarray:
+    "Per judgment a N(1, 1) draw from a seeded hash of (unit id, worker id): the same on any sharding."
+    ids = pd.DataFrame({"u": np.asarray(st.units, dtype=object)[st.unit],
+                        "w": np.asarray(workers, dtype=object)[st.worker]})
+    h = pd.util.hash_pandas_object(ids, index=False, hash_key=f"{key % 16**16:016x}").to_numpy()
+    u1 = ((h >> np.uint64(11)).astype(np.float64) + 0.5) / 2.0**53
+    z = (h ^ (h >> np.uint64(29))) * np.uint64(0xBF58476D1CE4E5B9)
+    u2 = ((z ^ (z >> np.uint64(32))) >> np.uint64(11)).astype(np.float64) / 2.0**53
+    return 1 + np.sqrt(-2 * np.log(u1)) * np.cos(2 * np.pi * u2)
+
+def edge_values(st: VoteState, workers: pd.Index, init: pd.Series) -> np.ndarray:
+    "Per judgment the value `init` gives its (unit, worker) pair; a pair it lacks is an error naming it."
+    ix = init.index.get_indexer(pd.MultiIndex.from_arrays([st.units[st.unit], workers[st.worker]]))
+    if (ix < 0).any():
+        j = np.flatnonzero(ix < 0)[0]
+        raise ValueError(f"init lacks the judgment of unit {st.units[st.unit[j]]!r} "
+                         f"by worker {workers[st.worker[j]]!r}")
+    return init.to_numpy(float)[ix]
+
+# %% ../nbs/32_aggregation.ipynb #f2fa51bc
+def kos_start(st: VoteState, workers: pd.Index, n_labels: int, key: int, init=None) -> VoteState:
+    "A shard's KOS state: A (judgments x classes: +1 if the answer is the class, else -1) and the worker messages y."
+    st.A = np.where(st.label[:, None] == np.arange(n_labels)[None, :], 1.0, -1.0)
+    y = edge_normal(st, workers, key) if init is None else edge_values(st, workers, init)
+    st.y = np.repeat(y[:, None], n_labels, axis=1)
+    return st
+
+def kos_step(st: VoteState, T, scale, n_workers: int) -> tuple:
+    "One round: y_{j→i} = (T_j − A_ij x_{i→j}) / scale (if T is given), then x_{i→j}; stats: the new worker sums T."
+    if T is not None: st.y = (T[st.worker] - st.A * st.x) / scale
+    Ay = st.A * st.y
+    st.x = class_sums(st.unit, Ay, st.n_units)[st.unit] - Ay
+    return st, dict(T=class_sums(st.worker, st.A * st.x, n_workers))
+
+# %% ../nbs/32_aggregation.ipynb #1d63de31
+def kos_scores(st: VoteState, T, scale) -> tuple:
+    "The last worker messages (from T, if given) and each unit's score Σ_j A_ij y_{j→i}; stats: its largest |value|."
+    if T is not None: st.y = (T[st.worker] - st.A * st.x) / scale
+    st.score = class_sums(st.unit, st.A * st.y, st.n_units)
+    top = np.abs(st.score).max(0, initial=0.0)
+    return st, {f"max_score_{k}": float(v) for k, v in enumerate(top)}    # 'max_' keys combine by max (scalars)
+
+def kos_frame(st: VoteState, norm, labels) -> pd.DataFrame:
+    "One shard's table of KOS scores (each class divided by its largest |score|) and the best label (seeded ties)."
+    return posterior_frame(st, st.score / norm, labels)
+
+def kos_hits(st: VoteState, norm, n_workers: int) -> dict:
+    "Per worker: agreement with the KOS labels (hits) and their judgments."
+    return worker_hits(st, onehot(best_labels(st.score / norm, st.keys)[0], st.A.shape[1]), n_workers)
+
+# %% ../nbs/32_aggregation.ipynb #17dc313d
+class KOS(Aggregator):
+    "KOS (Karger, Oh & Shah 2014): messages between units and workers; binary, one-vs-rest for more labels."
+    name = "KOS"
+    hard = True
+    def __init__(
+        self,
+        n_iter: int = 100,  # rounds of messages
+        init=None,  # starting worker messages: a Series by (unit, worker) (default: seeded N(1, 1))
+        seed=None,  # int ≥ 0, None or a numpy Generator: the start and the ties
+    ):
+        self.n_iter = check_int("n_iter", n_iter)
+        self.init = init; as_rng(seed); self.seed = seed
+
+# %% ../nbs/32_aggregation.ipynb #df9aea85
+@patch
+@delegates(as_judgments, but=["data"])
+def fit(self: KOS, data, **kwargs):
+    "`n_iter` rounds of messages over shards (one global sum each), then the scores, labels and θ."
+    J, ex, states = self._start(data, kwargs)
+    K, W = len(J.labels), len(J.workers)
+    init = None if self.init is None else pd.Series(self.init, dtype=float)
+    states = ex.map(kos_start, states, J.workers, K, int(self.seed_.integers(2**63)), init)
+    T, scale = None, np.ones(K)
+    for _ in range(self.n_iter):
+        states, s = ex.step(kos_step, states, T, scale, W)
+        T = s["T"]
+        scale = np.where(np.abs(T).max(0) > 0, np.abs(T).max(0), 1.0)
+    states, s = ex.step(kos_scores, states, T, scale)
+    top = np.array([s[f"max_score_{k}"] for k in range(K)])
+    norm = np.where(top > 0, top, 1.0)
+    if not top.any():
+        warnings.warn("KOS: every message vanished (no unit links two workers); each label is a tie broken by seed")
+    rel = np.zeros((W, K)) if T is None else T / scale
+    self.reliability_ = pd.DataFrame(rel, index=J.workers, columns=J.labels)
+    theta = ex.sum(kos_hits, states, norm, W)
+    self._finish(ex.frame(kos_frame, states, norm, J.labels), J.labels, J.workers, theta["hits"] / theta["n"])
+    self.scores_, self.posterior_ = self.posterior_, None
+    return self
+
+# %% ../nbs/32_aggregation.ipynb #8a9332b5
+def pair_counts(st: VoteState, n_labels: int, n_workers: int) -> dict:
+    "One shard's worker x worker counts of units judged in common ('common') and of equal answers on them ('agree')."
+    P = sparse.csr_matrix((np.ones(len(st.unit)), (st.worker, st.unit)), shape=(n_workers, st.n_units))
+    M = sparse.csr_matrix((np.ones(len(st.unit)), (st.worker, st.unit * n_labels + st.label)),
+                          shape=(n_workers, st.n_units * n_labels))
+    return dict(common=(P @ P.T).toarray(), agree=(M @ M.T).toarray())
+
+def mmsr_covariance(common: np.ndarray, agree: np.ndarray, n_labels: int) -> tuple:
+    "C = K/(K-1) · agree/common − 1/(K-1) (no common unit, and the diagonal: −1/(K-1)), and the observed pairs."
+    obs = common > 0
+    np.fill_diagonal(obs, False)
+    rate = np.divide(agree, common, out=np.zeros(common.shape), where=obs)
+    return rate * n_labels / (n_labels - 1) - 1 / (n_labels - 1), obs
+
+# %% ../nbs/32_aggregation.ipynb #e9e898bb
+def trimmed_means(
+    X: np.ndarray,  # workers x workers |C|
+    obs: np.ndarray,  # workers x workers: observed pairs
+    w: np.ndarray,  # the other factor (u or v)
+    a: np.ndarray,  # the current values of this factor
+    F: int,  # how many values to cut on each side
+    n_units: int,  # number of units (a lone zero becomes 1/√U)
+) -> np.ndarray:
+    "Per column j: mean of X[i, j]/w[i] over observed i, cutting ≤ F values below a[j] and ≤ F above (MSR)."
+    T = np.sort(np.where(obs, X / w[:, None], np.nan), axis=0)
+    lo = np.minimum((T < a[None, :]).sum(0), F)
+    hi = obs.sum(0) - np.minimum((T > a[None, :]).sum(0), F)
+    cs = np.vstack([np.zeros(T.shape[1]), np.nancumsum(T, axis=0)])
+    cols, k = np.arange(T.shape[1]), hi - lo
+    mean = np.divide(cs[hi, cols] - cs[lo, cols], k, out=a.astype(float).copy(), where=k > 0)
+    return np.where((k == 1) & (mean == 0), 1 / np.sqrt(n_units), mean)
+
+# %% ../nbs/32_aggregation.ipynb #a7896c39
+def msr_factors(X: np.ndarray, obs: np.ndarray, u: np.ndarray, F: int, n_units: int, n_iter: int, tol: float) -> tuple:
+    "Alternating MSR means from u = v = `u` until ‖u vᵀ − u₀v₀ᵀ‖_F < tol: (u, v, the losses)."
+    v, losses = u.copy(), []
+    for _ in range(n_iter):
+        u0, v0 = u, v
+        v = trimmed_means(X, obs, u, v, F, n_units)
+        u = trimmed_means(X, obs, v, u, F, n_units)
+        du, dv = u - u0, v - v0              # the Frobenius norm of du vᵀ + u₀ dvᵀ, without the W x W matrix
+        losses.append(np.sqrt(max((du @ du) * (v @ v) + 2 * (du @ u0) * (v @ dv) + (u0 @ u0) * (dv @ dv), 0.0)))
+        if losses[-1] < tol: break
+    return u, v, losses
+
+# %% ../nbs/32_aggregation.ipynb #ecb46be6
+def sign_vector(
+    S: np.ndarray,  # k x k signs of the covariances (0: no edge)
+) -> np.ndarray:
+    "Worker signs: eigenvector of the lowest eigenvalue of D⁻¹A, negative pairs as edges, positive as paths of two."
+    k = len(S)
+    if k == 0: return np.zeros(0)
+    I, Jp = np.nonzero(np.triu(S == 1))
+    m = len(I)
+    E = sparse.csr_matrix((np.ones(2 * m), (np.r_[np.arange(m), np.arange(m)], np.r_[I, Jp])), shape=(m, k))
+    A = sparse.bmat([[sparse.csr_matrix(S == -1, dtype=float), E.T], [E, None]], format="csr")
+    d = np.asarray(A.sum(1)).ravel()
+    h = sparse.diags(1 / np.sqrt(np.where(d > 0, d, 1)))
+    N = h @ A @ h                         # symmetric, same eigenvalues as D⁻¹A; eigenvectors differ by D^½ > 0
+    phi = np.linalg.eigh(N.toarray())[1][:, 0] if k + m <= 1500 else sla.eigsh(N, k=1, which="SA", tol=1e-12)[1][:, 0]
+    s = np.sign(phi[:k])
+    return np.sign(s.sum()) * s
+
+# %% ../nbs/32_aggregation.ipynb #fbd9f511
+class MMSR(Aggregator):
+    "M-MSR (Ma & Olshevsky 2020): skills from a robust rank-one completion of the agreement matrix; weighted vote."
+    name = "MMSR"
+    hard = True
+    def __init__(
+        self,
+        n_iter: int = 10000,  # most MSR rounds
+        tol: float = 1e-10,  # stop when ‖u vᵀ − u₀ v₀ᵀ‖_F falls below this
+        signs: str = "observed",  # sign graph on 'observed' pairs, or crowd-kit's ('crowd-kit': unobserved pairs disagree)
+        init=None,  # starting u = v: a Series by worker (default: seeded U(0, 1))
+        seed=None,  # int ≥ 0, None or a numpy Generator: the start and the ties
+    ):
+        self.n_iter, self.tol = check_int("n_iter", n_iter), check_number("tol", tol, low=0)
+        self.signs = check_choice("signs", signs, ("observed", "crowd-kit"))
+        self.init = init; as_rng(seed); self.seed = seed
+
+# %% ../nbs/32_aggregation.ipynb #29c12741
+@patch
+@delegates(as_judgments, but=["data"])
+def fit(self: MMSR, data, **kwargs):
+    "Fit: pair counts over shards, the MSR factors, their signs, p and the weighted vote."
+    J, ex, states = self._start(data, kwargs)
+    K, W, U = len(J.labels), len(J.workers), len(self._units)
+    if K < 2:
+        raise ValueError(f"MMSR needs at least two labels; the judgments hold {list(J.labels)}: declare labels=[...]")
+    s = ex.sum(pair_counts, states, K, W)
+    C, obs = mmsr_covariance(s["common"], s["agree"], K)
+    F = max(int(obs.sum(0).min()) // 2 - 1, 0)
+    if not obs.any():
+        warnings.warn("MMSR: no two workers judged a unit in common; every skill is 0, the labels are a plain vote")
+    u = self.seed_.uniform(size=W) if self.init is None else pd.Series(self.init).reindex(J.workers).to_numpy(float)
+    u, v, self.loss_ = msr_factors(np.abs(C), obs, u, F, U, self.n_iter, self.tol)
+    valid = C.sum(1) != 0 if self.signs == "crowd-kit" else obs.any(1)
+    S = np.sign(C) if self.signs == "crowd-kit" else np.sign(C) * obs
+    sign = np.zeros(W); sign[valid] = sign_vector(S[np.ix_(valid, valid)])
+    x = sign * u * np.sqrt(np.linalg.norm(v) / np.linalg.norm(u))
+    x = np.clip(x, -1 / (K - 1) + 1 / np.sqrt(U), 1 - 1 / np.sqrt(U))
+    self.accuracy_ = pd.Series(x * (K - 1) / K + 1 / K, index=J.workers, name="accuracy")
+    self.skills_ = pd.Series(np.log(self.accuracy_ * (K - 1) / (1 - self.accuracy_)), name="skill")
+    s = ex.sum(mmsr_hits, states, self.skills_.to_numpy(), K, W)
+    table = ex.frame(mmsr_frame, states, self.skills_.to_numpy(), J.labels)
+    self._finish(table, J.labels, J.workers, s["hits"] / s["n"])
+    self.scores_, self.posterior_ = self.posterior_, None
+    return self
+
+# %% ../nbs/32_aggregation.ipynb #cd1c5824
+def mmsr_votes(st: VoteState, skill, n_labels: int) -> np.ndarray:
+    "The skill-weighted vote divided by its row sum (crowd-kit's scores); a unit whose weights are all 0: vote shares."
+    v = unit_votes(st, n_labels, skill[st.worker])
+    zero = ~v.any(1)
+    v[zero] = unit_votes(st, n_labels)[zero]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return v / v.sum(1, keepdims=True)
+
+def mmsr_frame(st: VoteState, skill, labels) -> pd.DataFrame:
+    "One shard's table of M-MSR scores and the best label (seeded ties)."
+    return posterior_frame(st, mmsr_votes(st, skill, len(labels)), labels)
+
+def mmsr_hits(st: VoteState, skill, n_labels: int, n_workers: int) -> dict:
+    "Per worker: agreement with the M-MSR labels (hits) and their judgments."
+    return worker_hits(st, onehot(best_labels(mmsr_votes(st, skill, n_labels), st.keys)[0], n_labels), n_workers)
 
 # %% ../nbs/32_aggregation.ipynb #8fecb22f
 def confusion_terms(st: VoteState, post_table: pd.DataFrame) -> tuple:
@@ -559,9 +816,64 @@ def bootstrap_theta(ex, states, terms, arg, n_units: int, n_workers: int, n_boot
     reps = np.concatenate(reps)
     return np.nanquantile(reps, [(1 - ci) / 2, (1 + ci) / 2], axis=0).T
 
+# %% ../nbs/32_aggregation.ipynb #7186fac7
+@dataclass
+class WQSTerms:
+    "One CrowdTruth shard's per-unit WSA and WWA numerators and denominators (units x workers), and its first unit."
+    parts: tuple     # four sparse units x workers matrices: WSA num, WSA den, WWA num, WWA den
+    offset: int      # position of the shard's first unit among all units
+
+def wqs_terms(st, w, a, cfg: dict, all_units: pd.Index) -> WQSTerms:
+    "A `crowdnb.crowdtruth.CrowdState`'s terms at the fitted WQS `w` and RQS `a` (`crowdtruth.step_sums`)."
+    off = int(all_units.get_indexer(st.units[:1])[0]) if len(st.units) else 0
+    W, n = len(cfg["workers"]), len(st.units)
+    if st.ix is None: return WQSTerms(tuple(sparse.csr_matrix((n, W)) for _ in range(4)), off)
+    ix = st.ix
+    num_p, den_p, cos = crowdtruth.step_sums(ix, w, a, cfg["weighted"], cfg["clamp"])[2:]
+    su = st.u[ix.unit]
+    mk = lambda v: sparse.csr_matrix((v, (ix.unit, ix.worker)), shape=(n, W))
+    return WQSTerms((mk(cos * su), mk(su), mk(num_p * su), mk(den_p * su)), off)
+
+# %% ../nbs/32_aggregation.ipynb #88564c18
+def wqs_boot_sums(t: WQSTerms, weights: np.ndarray) -> dict:
+    "One shard's resampled sums: weights (replicates x all units) times its four units x workers terms."
+    n = t.parts[0].shape[0]
+    w = weights[:, t.offset:t.offset + n]
+    return {k: np.asarray((m.T @ w.T).T) for k, m in zip(("sa_num", "sa_den", "wa_num", "wa_den"), t.parts)}
+
+def wqs_units(st) -> pd.DataFrame:
+    "A CrowdTruth shard's unit ids, as a table."
+    return pd.DataFrame(index=st.units)
+
+# %% ../nbs/32_aggregation.ipynb #430a7037
+@delegates(crowdtruth.run, but=["data"])
+def wqs_interval(
+    data,  # judgments: a `Judgments`, a long DataFrame or a CSV path
+    n_boot: int = 200,  # bootstrap resamples of units
+    ci: float = 0.95,  # coverage of the interval
+    seed=None,  # int ≥ 0, None or a numpy Generator
+    **kwargs,
+) -> pd.DataFrame:
+    "CrowdTruth's WQS by worker with a bootstrap interval (`ci_low`, `ci_high`): units resampled, SQS/RQS held at the fit."
+    n_boot, ci = check_int("n_boot", n_boot), check_number("ci", ci, low=0, high=1)
+    if not 0 < ci < 1: raise ValueError(f"ci must be strictly between 0 and 1, got {ci}")
+    res = crowdtruth.run(data, **kwargs)
+    ex, last = res.executor, res.trace[-1]
+    units = in_memory(ex.frame(wqs_units, res.states)).index
+    terms = ex.map(wqs_terms, res.states, last["wqs"].to_numpy(), last["aqs"].to_numpy(), res.cfg, units)
+    rng, U, reps = as_rng(seed), len(units), []
+    for b0 in range(0, n_boot, 50):
+        b = min(50, n_boot - b0)
+        draw = rng.integers(0, U, (b, U)) + (np.arange(b) * U)[:, None]
+        s = ex.sum(wqs_boot_sums, terms, np.bincount(draw.ravel(), minlength=b * U).reshape(b, U).astype(float))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            reps.append(s["sa_num"] / s["sa_den"] * s["wa_num"] / s["wa_den"])
+    lo, hi = np.nanquantile(np.concatenate(reps), [(1 - ci) / 2, (1 + ci) / 2], axis=0)
+    return pd.DataFrame({"wqs": res.workers["wqs"], "ci_low": lo, "ci_high": hi}).rename_axis("worker")
+
 # %% ../nbs/32_aggregation.ipynb #186d2307
 METHODS = {"majority": MajorityVote, "wawa": Wawa, "zbs": ZeroBasedSkill, "one-coin": OneCoinDawidSkene,
-           "dawid-skene": DawidSkene, "mace": MACE, "glad": GLAD}
+           "dawid-skene": DawidSkene, "mace": MACE, "glad": GLAD, "kos": KOS, "mmsr": MMSR}
 
 def read_gold(
     gold,  # a Series unit -> label, a DataFrame with columns unit, label, or a CSV path holding one

@@ -23,7 +23,7 @@ from .core import FORMATS, LEVELS, Judgments, as_judgments, read_table, write_cs
 from . import agreement, coref, crowdtruth, crowdtruth_v1, model_b, trust
 
 # %% auto #0
-__all__ = ['build_parser', 'main']
+__all__ = ['AGGREGATE_METHODS', 'build_parser', 'main']
 
 # %% ../nbs/90_cli.ipynb #6ed5b3f0
 _SUBCOMMANDS = []
@@ -690,6 +690,78 @@ def _icc_run(a) -> int:
     table = icc(J, ci=a.ci, method=a.method)
     _print_table(table.drop(columns="description"), f"intraclass correlations ({_describe(J)}; {table.attrs['method']})")
     if a.out: _write_csv(table, a.out)
+    return 0
+
+# %% ../nbs/90_cli.ipynb #1bf4c49f
+AGGREGATE_METHODS = {"mv": "majority", "wawa": "wawa", "zbs": "zbs", "onecoin": "one-coin", "ds": "dawid-skene",
+                     "mace": "mace", "glad": "glad", "kos": "kos", "mmsr": "mmsr"}
+
+@_subcommand
+def _aggregate_parser(sub):
+    p = sub.add_parser("aggregate", formatter_class=_Formatter, help="labels from an aggregation model, worker quality intervals",
+                       description="Fit an aggregation model (crowdnb.aggregation) and write labels.csv, posterior.csv "
+                                   "and workers.csv (theta with a bootstrap interval) to --out.",
+                       epilog="example:\n  crowdnb aggregate judgments.csv --method mace --gold gold.csv --seed 1 --out mace/")
+    _input_options(p)
+    g = p.add_argument_group("method")
+    g.add_argument("--method", choices=list(AGGREGATE_METHODS), default="ds", help="the model (default: %(default)s)")
+    g.add_argument("--seed", type=int, help="seed of the starts, ties and bootstrap (default: fresh randomness)")
+    g.add_argument("--n-boot", type=int, default=200, metavar="N", help="bootstrap resamples of units (default: %(default)s)")
+    g.add_argument("--ci", type=float, default=0.95, help="coverage of the intervals (default: %(default)s)")
+    g.add_argument("--gold", metavar="FILE", help="gold labels: a CSV with columns unit and label")
+    g = p.add_argument_group("output")
+    g.add_argument("--out", metavar="DIR", help="write labels.csv, posterior.csv, workers.csv here")
+    g.add_argument("--show", type=int, default=10, metavar="N", help="print at most N workers (default: %(default)s)")
+    p.set_defaults(run=_aggregate_run)
+
+# %% ../nbs/90_cli.ipynb #036faaf1
+def _write_atomic(df: pd.DataFrame, path: Path, index: bool = True) -> Path:
+    "Write `df` as CSV to a temporary file next to `path`, then rename it over `path` (readers never see half a table)."
+    import tempfile
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        write_csv(df, Path(tmp_name), index=index)
+        os.replace(tmp_name, path)
+    finally:
+        if os.path.exists(tmp_name): os.unlink(tmp_name)
+    return path
+
+# %% ../nbs/90_cli.ipynb #1b2575eb
+def _aggregate_tables(J: Judgments, est, gold, n_boot: int, ci: float, seed) -> dict:
+    "labels, posterior and workers tables of a fitted aggregation estimator on the judgments `J`."
+    labels = est.labels_.to_frame()
+    if gold is not None:
+        labels["gold"] = gold.reindex(labels.index)
+        labels["correct"] = (labels["label"] == labels["gold"]).where(labels["gold"].notna())
+    post = est.posterior_ if getattr(est, "posterior_", None) is not None else est.scores_
+    n = pd.Series(np.bincount(J.worker_code, minlength=J.n_workers), index=J.workers, name="judgments")
+    workers = pd.concat([est.theta_interval(n_boot=n_boot, ci=ci, seed=seed), n], axis=1).rename_axis("worker")
+    return dict(labels=labels, posterior=post, workers=workers)
+
+# %% ../nbs/90_cli.ipynb #87f78fe8
+def _aggregate_run(a) -> int:
+    "Run `crowdnb aggregate`."
+    from crowdnb import aggregation
+    _check_out_dir(a.out)
+    if a.n_boot < 1: raise ValueError(f"--n-boot must be at least 1, got {a.n_boot}")
+    J = _load(a)
+    gold = None
+    if a.gold is not None:
+        path = _existing(a.gold, "--gold")
+        try: gold = aggregation.read_gold(path, J.units)
+        except ValueError as e: raise ValueError(f"--gold {str(a.gold)!r}: {e}") from None
+    est = aggregation.METHODS[AGGREGATE_METHODS[a.method]](seed=a.seed).fit(J)
+    t = _aggregate_tables(J, est, gold, a.n_boot, a.ci, a.seed)
+    acc = "" if gold is None else f"; accuracy on {int(t['labels']['correct'].notna().sum())} gold units: " \
+                                  f"{t['labels']['correct'].mean():.4f}"
+    print(f"{type(est).__name__} ({_describe(J)}){acc}\n")
+    _print_table(t["workers"].sort_values("theta", kind="stable"), "workers, lowest theta first", a.show)
+    if a.out:
+        out = Path(a.out)
+        out.mkdir(parents=True, exist_ok=True)
+        for name, df in t.items(): _write_atomic(df, out / f"{name}.csv")
+        print(f"wrote {', '.join(f'{k}.csv' for k in t)} to {out}", file=sys.stderr)
     return 0
 
 # %% ../nbs/90_cli.ipynb #29038b86

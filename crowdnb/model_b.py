@@ -28,9 +28,9 @@ from .model_a import distinct_optima
 
 # %% auto #0
 __all__ = ['Counts', 'count_parameters', 'Patterns', 'patterns_of', 'PatternState', 'shard_patterns', 'as_patterns',
-           'ModelBParams', 'f_perm', 'best_permutation', 'pattern_counts', 'vote_counts', 'pattern_loglik',
-           'pattern_size', 'random_model', 'EMResult', 'em_loop', 'em', 'anneal', 'FitB', 'fit', 'ModelB',
-           'pattern_posterior', 'pattern_labels']
+           'ModelBParams', 'f_perm', 'best_permutation', 'informativeness', 'informative_permutation', 'relabelled',
+           'pattern_counts', 'vote_counts', 'pattern_loglik', 'pattern_size', 'random_model', 'EMResult', 'em_loop',
+           'em', 'anneal', 'FitB', 'fit', 'ModelB', 'pattern_posterior', 'pattern_labels']
 
 # %% ../nbs/31_model_b.ipynb #1755316c
 class Counts(NamedTuple):
@@ -458,6 +458,34 @@ def best_permutation(
         score = score * model_or_lam.gamma[None, :]
     rows, cols = optimize.linear_sum_assignment(score, maximize=True)
     return cols[np.argsort(rows)]
+
+# %% ../nbs/31_model_b.ipynb #cba4d687
+def informativeness(
+    model: ModelBParams,  # a solution (γ, Λ)
+) -> np.ndarray:
+    "Per annotator the mutual information I(C; V_k) between the true value and their answer, in nats (0: a spammer)."
+    lam, g = model.lam, model.gamma                         # lam[k, j, v] = λ^(k)_{v|j}
+    marg = np.einsum("kjv,j->kv", lam, g)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where((lam > 0) & (g[None, :, None] > 0), lam * (np.log(lam) - np.log(marg[:, None, :])), 0.0)
+    return np.einsum("kjv,j->k", terms, g)
+
+def informative_permutation(
+    model: ModelBParams,  # a solution (γ, Λ)
+) -> np.ndarray:
+    "π maximising Σ_k I_k Σ_i λ^(k)_{i|π(i)}: π* (eq. 56) with each annotator weighted by their informativeness."
+    score = np.einsum("k,kji->ij", informativeness(model), model.lam)
+    rows, cols = optimize.linear_sum_assignment(score, maximize=True)
+    return cols[np.argsort(rows)]
+
+# %% ../nbs/31_model_b.ipynb #668393bc
+def relabelled(
+    model: ModelBParams,  # a solution
+    rule="informative",  # 'informative', 'pi_star' (eq. 56; True means it too) or False (as fitted)
+) -> ModelBParams:
+    "The solution in the labelling `rule` chooses."
+    if rule is False: return model
+    return model.permute(best_permutation(model) if rule in (True, "pi_star") else informative_permutation(model))
 
 # %% ../nbs/31_model_b.ipynb #c98dbbc8
 def _loglam_b(L):
@@ -1164,7 +1192,7 @@ class ModelB:
                  prior_gamma=0.0,  # Dirichlet pseudo-counts on γ (MAP-EM)
                  prior_lam=0.0,  # Dirichlet pseudo-counts on Λ (MAP-EM)
                  atol: float = 1e-3,  # end points whose parameters agree within `atol` are one optimum (≥ 0)
-                 relabel: bool = True,  # report the best optimum in its π* labelling (eq. 56)
+                 relabel="informative",  # labelling of the optima: 'informative', 'pi_star' (eq. 56; True too) or False
                  progress=None,  # progress bar: None = on a terminal or in live Jupyter only
                  anneal_kw=None,  # options of `anneal` for method='anneal'
                 ):
@@ -1174,7 +1202,9 @@ class ModelB:
         self.tol, self.eps = check_number("tol", tol, low=0), check_number("eps", eps, low=0)
         self.atol = check_number("atol", atol, low=0)
         as_rng(seed); self.seed = seed
-        self.accelerate, self.relabel, self.progress, self.anneal_kw = bool(accelerate), bool(relabel), progress, anneal_kw
+        if not (isinstance(relabel, bool) or relabel in ("informative", "pi_star")):
+            raise ValueError(f"relabel must be 'informative', 'pi_star', True (= 'pi_star') or False, got {relabel!r}")
+        self.accelerate, self.relabel, self.progress, self.anneal_kw = bool(accelerate), relabel, progress, anneal_kw
         self.prior_gamma, self.prior_lam = prior_gamma, prior_lam
 
     def __repr__(self):
@@ -1200,7 +1230,7 @@ def fit(self: ModelB,
 # %% ../nbs/31_model_b.ipynb #aa52d318
 def _set_fitted(est, res, ex, states, J):
     "Store the fitted attributes of `est` (a `ModelB`) from the low-level result `res` over the shards `states` of `J`."
-    models = [m.permute(best_permutation(m)) if est.relabel else m for m in res.models]
+    models = [relabelled(m, est.relabel) for m in res.models]
     best, labels, workers = models[0], J.labels, J.workers
     est.params_ = best
     est.gamma_ = pd.Series(best.gamma, index=labels, name="gamma")

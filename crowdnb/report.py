@@ -34,7 +34,7 @@ from .agreement import pairwise_kappas, agreement_scores
 __all__ = ['METHODS', 'esc', 'html_table', 'figure_html', 'slug', 'Section', 'Plan', 'plan', 'near_chance', 'low_outliers',
            'QualityReport', 'majority_vote', 'in_short', 'FormRatings', 'read_form', 'template', 'inject_parameters',
            'execute', 'markdown_html', 'page_html', 'report', 'read_error_counts', 'write_conll', 'CorefReport',
-           'coref_report', 'SpansReport', 'annotator_f1', 'spans_report']
+           'coref_report', 'SpansReport', 'annotator_f1', 'spans_report', 'interval_flags']
 
 # %% ../nbs/60_report.ipynb #15b68b1b
 def esc(
@@ -1661,4 +1661,64 @@ def ratings(self: QualityReport) -> Section:
     if self.plan.kind == "multi-label": _ratings_labels(self, s)
     elif self.J.labels.dtype.kind in "iuf": _ratings_icc(self, s)
     else: s.left_out = "the labels are neither numbers (intraclass correlations) nor sets of labels (per-label agreement)"
+    return s
+
+# %% ../nbs/60_report.ipynb #8bee2a5f
+def interval_flags(
+    ci: pd.DataFrame,  # theta, ci_low, ci_high by worker
+    chance: pd.Series,  # θ of a worker answering at random, by worker
+) -> pd.Index:
+    "Workers whose interval reaches down to chance: the data cannot tell them from a random answerer."
+    return ci.index[(ci["ci_low"] <= chance.reindex(ci.index)).to_numpy()]
+
+# %% ../nbs/60_report.ipynb #6029e2c6
+@patch
+def _interval_table(self: QualityReport, s: Section) -> None:
+    "The worker interval table and flags of the aggregation section."
+    from crowdnb.aggregation import DawidSkene
+    J = self.J
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = DawidSkene(seed=self.seed, max_iter=1000, tol=1e-6, progress=self.progress).fit(J)
+    ci = m.theta_interval(n_boot=min(self.n_boot, 200), ci=self.ci, seed=self.seed)
+    rows, codes = J.label_codes()
+    own = np.bincount(J.worker_code[rows].astype(np.int64) * J.n_labels + codes, minlength=J.n_workers * J.n_labels)
+    own = own.reshape(J.n_workers, J.n_labels)
+    chance = pd.Series(own / np.maximum(own.sum(1, keepdims=True), 1) @ m.gamma_.to_numpy(), J.workers)
+    t = ci.assign(chance=chance, flagged=False)
+    bad = interval_flags(ci, chance)
+    t.loc[bad, "flagged"] = True
+    pct = f"{self.ci:.0%}"
+    s.para(f"Dawid–Skene's θ per worker with its {pct} bootstrap interval, lowest upper end first; "
+           f"<b>{len(bad)}</b> of {J.n_workers} workers have an interval that reaches chance:")
+    s.add(html_table(t.sort_values("ci_high", kind="stable"), max_rows=self.top))
+    for other in self.sections:     # Dawid–Skene's own flags stand only where the interval reaches chance
+        other.flags = [f for f in other.flags if not (f[0] == "worker" and f[2] == "dawid-skene" and f[1] not in bad)]
+    s.flag("worker", bad, "dawid-skene", lambda i: f"theta {ci.at[i, 'theta']:.3f}, {pct} interval "
+           f"{ci.at[i, 'ci_low']:.3f} to {ci.at[i, 'ci_high']:.3f} reaches chance {chance[i]:.3f}")
+    self.intervals_ = t
+
+# %% ../nbs/60_report.ipynb #5698ae0a
+@patch
+def aggregation(self: QualityReport,
+                methods=("majority", "wawa", "one-coin", "dawid-skene", "mace"),  # models for `compare`
+                ) -> Section:
+    "Worker quality intervals (Dawid–Skene, bootstrap) and the units where aggregation models disagree."
+    from crowdnb.aggregation import compare, disagreements
+    s = Section("Aggregation models", left_out=esc(self.plan.methods["dawid-skene"]))
+    self.sections.append(s)
+    if s.left_out: return s
+    self._interval_table(s)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        c = compare(self.J, methods=list(methods), seed=self.seed)
+    d = disagreements(c)
+    L = c.attrs["labels"]
+    share = L.apply(lambda r: r.value_counts().iloc[0] / len(r), axis=1)
+    s.unit_scores["models"] = share
+    s.para(f"The models' labels, side by side (agreement with each other model, log-likelihood, seconds); they "
+           f"disagree on <b>{len(d)}</b> of {self.J.n_units:,} units:")
+    s.add(html_table(c.drop(columns="accuracy")))
+    if len(d): s.add(html_table(d.assign(agree=share[d.index]).sort_values("agree", kind="stable"), max_rows=self.top))
+    self.disagreements_ = d
     return s

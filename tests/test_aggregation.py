@@ -7,7 +7,7 @@ import pytest
 
 from crowdnb.core import simulate_crowd
 from crowdnb.aggregation import (MajorityVote, Wawa, ZeroBasedSkill, OneCoinDawidSkene, DawidSkene, MACE, GLAD,
-                                 compare, bootstrap_theta)
+                                 KOS, MMSR, compare, bootstrap_theta)
 
 ca = pytest.importorskip("crowdkit.aggregation")
 sps = pytest.importorskip("scipy.stats")
@@ -161,3 +161,95 @@ def test_compare_accuracy_from_gold():
     mv = MajorityVote(seed=0).fit(sim.judgments).labels_
     assert t.loc["majority", "accuracy"] == pytest.approx((mv == sim.truth[mv.index]).mean())
     assert t.loc["one-coin", "agree_one-coin"] == 1.0
+
+
+def crowdkit_kos_scores(ck, n_iter, seed):
+    "crowd-kit's KOS labels and its unit scores Σ_j A_ij y_ji (read from the np.sign call that turns them into labels)."
+    import crowdkit.aggregation.classification.kos as mod
+    seen = {}
+    class Numpy:
+        def __getattr__(self, name): return getattr(np, name)
+        def sign(self, x): seen["scores"] = x; return np.sign(x)
+    mod.np = Numpy()
+    try: c = ca.KOS(n_iter=n_iter, random_state=seed).fit(ck)
+    finally: mod.np = np
+    return c, seen["scores"]
+
+
+@pytest.mark.parametrize("n_iter", [1, 2, 8])
+def test_kos_parity(n_iter):
+    "Same start (crowd-kit's N(1, 1) draws per row), same rounds: scores equal up to the scale crowdnb divides out."
+    df, ck = crowd(n_labels=2)
+    c, scores = crowdkit_kos_scores(ck, n_iter, 0)
+    np.random.seed(0)
+    init = pd.Series(np.random.normal(1, 1, len(ck)), index=pd.MultiIndex.from_frame(ck[["task", "worker"]]))
+    m = KOS(n_iter=n_iter, init=init).fit(df)
+    first = pd.unique(ck.label)[0]                    # crowd-kit maps its first label to +1
+    close(m.scores_[first], (scores / np.abs(scores).max())[m.scores_.index], atol=1e-8)
+    assert (m.labels_ == c.labels_[m.labels_.index]).all()
+
+
+def test_kos_overflow_convention():
+    "Convention: crowd-kit stops when a message passes 1e300; crowdnb rescales each round, so all rounds run, same labels."
+    df, ck = crowd(n_labels=2)
+    c, scores = crowdkit_kos_scores(ck, 200, 0)
+    np.random.seed(0)
+    init = pd.Series(np.random.normal(1, 1, len(ck)), index=pd.MultiIndex.from_frame(ck[["task", "worker"]]))
+    m = KOS(n_iter=200, init=init).fit(df)
+    assert np.abs(m.scores_.to_numpy()).max() == 1.0
+    assert (m.labels_ == c.labels_[m.labels_.index]).mean() > 0.97
+
+
+def test_kos_multiclass_convention():
+    "Convention: crowd-kit's KOS refuses K > 2; crowdnb runs one-vs-rest; with K = 2 that is the binary algorithm."
+    df, ck = crowd(n_labels=3)
+    with pytest.raises(ValueError, match="binary"):
+        ca.KOS().fit(ck)
+    sim = simulate_crowd(300, 20, 3, 5, seed=1)
+    k = KOS(seed=0).fit(sim.judgments)
+    mv = MajorityVote(seed=0).fit(sim.judgments)
+    assert (k.labels_ == sim.truth[k.labels_.index]).mean() > (mv.labels_ == sim.truth[mv.labels_.index]).mean()
+    b = KOS(seed=0).fit(crowd(n_labels=2)[0])
+    close(b.scores_.iloc[:, 0], -b.scores_.iloc[:, 1], atol=0)
+
+
+def mmsr_pair(K, n_iter=10000, tol=1e-10, n_units=200):
+    df, ck = crowd(n_units=n_units, n_labels=K)
+    c = ca.MMSR(n_iter=n_iter, tol=tol, random_state=0).fit(ck)
+    workers = pd.unique(ck.worker)
+    init = pd.Series(sps.uniform.rvs(size=(len(workers), 1), random_state=0).ravel(), index=workers)
+    m = MMSR(n_iter=n_iter, tol=tol, init=init, signs="crowd-kit").fit(df)
+    return m, c, ck
+
+
+@pytest.mark.parametrize("K,n_iter,tol", [(2, 10000, 1e-10), (3, 10000, 1e-10), (3, 5, 0.0)])
+def test_mmsr_parity(K, n_iter, tol):
+    m, c, ck = mmsr_pair(K, n_iter, tol)
+    assert len(m.loss_) == len(c.loss_history_)
+    close(m.loss_, c.loss_history_, atol=1e-8)
+    close(m.skills_, c.skills_[m.skills_.index], atol=1e-8)
+    sc = c.predict_score(ck)
+    close(m.scores_, sc.loc[m.scores_.index, m.scores_.columns], atol=1e-8)
+    ok = m.labels_.index.difference(m.ties_)
+    assert (m.labels_[ok] == c.labels_[ok]).all()
+
+
+def test_mmsr_signs_conventions():
+    "Both sign graphs: on a crowd better than chance, every sign is +; 'observed' ignores pairs with no common unit."
+    df, _ = crowd(n_labels=3)
+    a, b = MMSR(seed=0).fit(df), MMSR(seed=0, signs="crowd-kit").fit(df)
+    close(a.skills_, b.skills_, atol=1e-12)
+    C = np.array([[-1., .5, -1.], [.5, -1., -.5], [-1., -.5, -1.]])    # worker 0 and 2 never met (crowd-kit: -1)
+    from crowdnb.aggregation import sign_vector
+    obs = np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], bool)
+    assert sign_vector(np.sign(C) * obs).tolist() == [1, 1, -1]
+
+
+@pytest.mark.parametrize("est", [lambda: KOS(seed=0, n_iter=10), lambda: MMSR(seed=0)])
+def test_dask_equals_memory_kos_mmsr(est):
+    df, _ = crowd()
+    import dask
+    with dask.config.set(scheduler="synchronous"):
+        a, b = est().fit(df), est().fit(dask_frame(df))
+    close(a.theta_, b.theta_.reindex(a.theta_.index), atol=1e-10)
+    close(a.scores_, b.scores_.reindex(a.scores_.index), atol=1e-10)
