@@ -6,7 +6,8 @@ Docs: https://crowdnb.github.io/crowdnb/spans.html.md"""
 
 # %% ../nbs/12_spans.ipynb #234511df
 from __future__ import annotations
-import csv, io, json, os, re, warnings
+import csv, json, os, re, warnings
+from io import StringIO
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -138,6 +139,30 @@ def _span_table(data, delimiter):
         raise TypeError(f"spans must be Spans, a long DataFrame (one row per span) or a CSV path, not {type(data).__name__}")
     return data, None
 
+# %% ../nbs/12_spans.ipynb #b40e0c84
+def _check_columns(df: pd.DataFrame, cols: dict, line_offset):
+    "ValueErrors for a missing column and for an empty doc, annotator or label (one isna per column)."
+    miss = [f"{k}={v!r}" for k, v in cols.items() if v is not None and v not in df.columns]
+    if miss: raise ValueError(f"the spans lack the column(s) {', '.join(miss)}; their columns are {list(map(str, df.columns))}")
+    for k in ("doc", "annotator", "label"):
+        bad = np.flatnonzero(df[cols[k]].isna().to_numpy())
+        if len(bad): raise ValueError(f"column {cols[k]!r} is empty {_where(df, bad, line_offset)}")
+
+# %% ../nbs/12_spans.ipynb #e687832d
+def _span_frame(df: pd.DataFrame, doc, annotator, start, end, label, line_offset) -> tuple:
+    "(the spans with crowdnb's column names, starts, ends): offsets checked whole, ids kept as objects."
+    s, e = _offsets(df, start, line_offset), _offsets(df, end, line_offset)
+    obj = lambda c: pd.Series(df[c].to_numpy(dtype=object), dtype=object)      # object columns: no string conversion
+    f = pd.DataFrame({"doc": obj(doc), "annotator": obj(annotator), "start": s, "end": e, "label": obj(label)})
+    if "origin" in df.columns: f["origin"] = obj("origin")
+    return f, s, e
+
+def _seen_docs(seen) -> np.ndarray:
+    "The documents of the (doc, annotator) pairs in `seen` (a DataFrame or pairs), as an object array."
+    if seen is None: return np.array([], dtype=object)
+    if isinstance(seen, pd.DataFrame): return seen.iloc[:, 0].to_numpy(dtype=object)
+    return pd.Series([d for d, _ in seen], dtype=object).to_numpy()
+
 # %% ../nbs/12_spans.ipynb #96586674
 def as_spans(
     data,  # `Spans`, a long DataFrame (one row per span) or the path of a CSV file holding one
@@ -157,18 +182,9 @@ def as_spans(
     "Validated `Spans` from a long table, a CSV path or `Spans`: the front door of every span measure."
     if isinstance(data, Spans): return data
     df, line_offset = _span_table(data, delimiter)
-    cols = dict(doc=doc, annotator=annotator, start=start, end=end, label=label, text=text)
-    miss = [f"{k}={v!r}" for k, v in cols.items() if v is not None and v not in df.columns]
-    if miss: raise ValueError(f"the spans lack the column(s) {', '.join(miss)}; their columns are {list(map(str, df.columns))}")
-    for k in ("doc", "annotator", "label"):
-        bad = np.flatnonzero(df[cols[k]].isna().to_numpy())
-        if len(bad): raise ValueError(f"column {cols[k]!r} is empty {_where(df, bad, line_offset)}")
-    s, e = _offsets(df, start, line_offset), _offsets(df, end, line_offset)
-    seen_docs = [] if seen is None else [d for d, _ in pd.DataFrame(seen).itertuples(index=False, name=None)]
-    docs = _doc_table(np.concatenate([df[doc].to_numpy(dtype=object), np.array(seen_docs, dtype=object)]), texts)
-    obj = lambda c: pd.Series(df[c].to_numpy(dtype=object), dtype=object)      # object columns: no string conversion
-    f = pd.DataFrame({"doc": obj(doc), "annotator": obj(annotator), "start": s, "end": e, "label": obj(label)})
-    if "origin" in df.columns: f["origin"] = obj("origin")
+    _check_columns(df, dict(doc=doc, annotator=annotator, start=start, end=end, label=label, text=text), line_offset)
+    f, s, e = _span_frame(df, doc, annotator, start, end, label, line_offset)
+    docs = _doc_table(np.concatenate([f["doc"].to_numpy(dtype=object), _seen_docs(seen)]), texts)
     _check_bounds(f, s, e, docs, line_offset)
     lab = _check_labels(f, labels, line_offset)
     given = None if text is None else df[text].to_numpy(dtype=object)
@@ -552,10 +568,10 @@ def _brat_line(line: str, p: Path, n: int, text):
     if len(parts) < 2 or " " not in parts[1]:
         raise ValueError(f"brat file {str(p)!r} line {n} is not a text-bound annotation 'T1<TAB>Label START END<TAB>text'")
     label, frags = parts[1].split(" ", 1)
-    try: offs = [tuple(int(x) for x in f.split()) for f in frags.split(";")]
+    try: offs = [tuple(map(int, f.split())) for f in frags.split(";")]
     except ValueError: raise ValueError(f"brat file {str(p)!r} line {n}: offsets {frags!r} are not 'START END[;START END]'") from None
     if any(len(o) != 2 for o in offs): raise ValueError(f"brat file {str(p)!r} line {n}: offsets {frags!r} are not pairs")
-    if text is not None and len(parts) > 2 and " ".join(text[a:b] for a, b in offs) != parts[2]:
+    if text is not None and len(parts) > 2 and " ".join([text[a:b] for a, b in offs]) != parts[2]:
         raise ValueError(f"brat file {str(p)!r} line {n}: offsets {frags} cover {' '.join(text[a:b] for a, b in offs)!r} "
                          f"in {p.with_suffix('.txt').name}, the annotation says {parts[2]!r}")
     return label, offs
@@ -578,13 +594,14 @@ def read_brat(
         for p in anns:
             t = p.with_suffix(".txt")
             text = t.read_text(encoding="utf-8") if t.exists() else None
-            texts.setdefault(p.stem, text)
-            seen.append((p.stem, who))
+            stem, name = p.stem, p.name                        # pathlib's properties, once per file
+            texts.setdefault(stem, text)
+            seen.append((stem, who))
             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
-                if not line.startswith("T"): continue
+                if line[:1] != "T": continue
                 label, offs = _brat_line(line, p, n, text)
-                rows += [(p.stem, who, a, b, label, len(where)) for a, b in offs]
-                where.append(f"{p.name} line {n}")
+                rows += [(stem, who, a, b, label, len(where)) for a, b in offs]
+                where.append(f"{name} line {n}")
     return _spans_from_rows(rows, where, texts, seen, labels)
 
 # %% ../nbs/12_spans.ipynb #959f8442
@@ -618,6 +635,16 @@ def _tsv_cell(cell: str, short: str):
         out.append((short if v in ("*", "") else v, m["id"]))
     return out
 
+# %% ../nbs/12_spans.ipynb #41642b40
+def _tsv_header(p: Path, lines: list, layer, feature) -> tuple[int, str]:
+    "(column, layer name) of the span feature to read, from a WebAnno TSV file's header lines."
+    if not lines or not lines[0].startswith("#FORMAT=WebAnno TSV 3"):
+        raise ValueError(f"{str(p)!r} line 1 is not '#FORMAT=WebAnno TSV 3.x': not a WebAnno/INCEpTION TSV export")
+    header = [l for l in lines if l.startswith(("#T_SP=", "#T_CH=", "#T_RL="))]
+    try: col, name, _ = _tsv_columns(header, layer, feature)
+    except ValueError as e: raise ValueError(f"{str(p)!r}: {e}") from None
+    return col, name
+
 # %% ../nbs/12_spans.ipynb #7c8c021e
 def _tsv_items(cells: np.ndarray, short: str) -> tuple[list, list, np.ndarray, np.ndarray]:
     "(labels, ids, cell index, item index) of every annotation in a feature column; plain labels skip the regexes."
@@ -628,8 +655,10 @@ def _tsv_items(cells: np.ndarray, short: str) -> tuple[list, list, np.ndarray, n
     i, k, lab, j = (list(x) for x in zip(*items)) if items else ([], [], [], [])
     order = np.argsort(np.r_[i1, np.array(i, np.int64)], kind="stable")
     lab, ids = np.r_[cells[i1].astype(object), np.array(lab, dtype=object)], np.array([None] * len(i1) + j, dtype=object)
-    return lab[order].tolist(), ids[order].tolist(), np.r_[i1, i].astype(np.int64)[order], np.r_[np.zeros(len(i1)), k].astype(np.int64)[order]
+    at, k = np.r_[i1, i].astype(np.int64)[order], np.r_[np.zeros(len(i1)), k].astype(np.int64)[order]
+    return lab[order].tolist(), ids[order].tolist(), at, k
 
+# %% ../nbs/12_spans.ipynb #814d1e05
 def _tsv_lines(p: Path, col: int, lines: list) -> tuple[np.ndarray, list]:
     "(line numbers, columns) of the token lines, each checked to have the feature column and 'start-end' offsets."
     body = [n for n, l in enumerate(lines, 1) if l and l[0] != "#"]
@@ -638,12 +667,13 @@ def _tsv_lines(p: Path, col: int, lines: list) -> tuple[np.ndarray, list]:
     if not all(ok): raise ValueError(f"{str(p)!r} line {body[ok.index(False)]}: expected a token line with at least {col + 1} columns")
     return np.array(body, np.int64), cs
 
+# %% ../nbs/12_spans.ipynb #e9b27c9c
 def _tsv_table(p: Path, col: int, lines: list) -> tuple[np.ndarray, pd.DataFrame]:
     "(line numbers, columns 0, 1, 2 and `col` as strings) of the token lines, cut by pandas' C parser."
     ns = np.flatnonzero([bool(l) and l[0] != "#" for l in lines]) + 1
     body = [lines[n - 1] for n in ns.tolist()]
     try:
-        t = pd.read_csv(io.StringIO("\n".join(body)), sep="\t", header=None, dtype=object, quoting=csv.QUOTE_NONE,
+        t = pd.read_csv(StringIO("\n".join(body)), sep="\t", header=None, dtype=object, quoting=csv.QUOTE_NONE,
                         na_filter=False, skip_blank_lines=False, engine="c")
         ok = len(t) == len(ns) and min(map(str.count, body, "\t" * len(body)), default=col) >= col \
              and all("-" in x for x in t[1].tolist())
@@ -657,11 +687,7 @@ def _tsv_table(p: Path, col: int, lines: list) -> tuple[np.ndarray, pd.DataFrame
 def _tsv_file(p: Path, doc, who, layer, feature):
     "(span rows, token rows) of one WebAnno TSV file; the columns cut once, multi-token spans joined by a groupby."
     lines = p.read_text(encoding="utf-8-sig").splitlines()
-    if not lines or not lines[0].startswith("#FORMAT=WebAnno TSV 3"):
-        raise ValueError(f"{str(p)!r} line 1 is not '#FORMAT=WebAnno TSV 3.x': not a WebAnno/INCEpTION TSV export")
-    header = [l for l in lines if l.startswith(("#T_SP=", "#T_CH=", "#T_RL="))]
-    try: col, name, _ = _tsv_columns(header, layer, feature)
-    except ValueError as e: raise ValueError(f"{str(p)!r}: {e}") from None
+    col, name = _tsv_header(p, lines, layer, feature)
     ns, t = _tsv_table(p, col, lines)
     parts = "-".join(t["offsets"].tolist()).split("-")          # 'start-end' of every line, cut at once
     if len(parts) != 2 * len(t): parts = [x for c in t["offsets"].tolist() for x in (c.split("-", 1) + ["", ""])[:2]]
@@ -785,6 +811,7 @@ def _iob_tag_parts(tags: np.ndarray, p: Path, lines):
     tc, types = pd.factorize(np.array([t[2:] for t in u], dtype=object))
     return pre[codes], tc[codes], np.asarray(types, dtype=object)
 
+# %% ../nbs/12_spans.ipynb #806e80d9
 def _iob_chunks(tags: np.ndarray, sents: np.ndarray, p: Path, lines, scheme: str):
     "(first token, last token + 1, type) of each chunk, by conlleval's rules; ill-formed starts warned about."
     pre, typ, types = _iob_tag_parts(tags, p, lines)
@@ -799,6 +826,14 @@ def _iob_chunks(tags: np.ndarray, sents: np.ndarray, p: Path, lines, scheme: str
     first, stop = np.flatnonzero(start), np.flatnonzero(start | (pre == "O") | new)
     ends = np.r_[stop, len(pre)][np.searchsorted(stop, first, side="right")]
     return first, ends, types[typ[first]]
+
+# %% ../nbs/12_spans.ipynb #81684cee
+def _iob_texts(toks, docs, sents) -> dict:
+    "Each document's text (from 1): its tokens joined by a space, and by a newline between sentences."
+    sep = np.concatenate([np.where(docs[1:] != docs[:-1], "", np.where(sents[1:] != sents[:-1], "\n", " ")), [""]])
+    both = np.empty(2 * len(toks), dtype=object); both[0::2], both[1::2] = toks, sep
+    b = np.r_[np.flatnonzero(np.r_[True, docs[1:] != docs[:-1]]), len(docs)]     # documents are runs of lines
+    return {int(docs[i]) + 1: "".join(both[2 * i: 2 * j].tolist()) for i, j in zip(b[:-1], b[1:])}
 
 # %% ../nbs/12_spans.ipynb #589abcab
 def read_iob(
@@ -826,10 +861,7 @@ def read_iob(
                                   "origin": [f"{name} line {x}" for name in [p.name] for x in lines[f].tolist()]}))
     toks, docs, sents = ref[1], ref[2], ref[3]
     st, en = _iob_offsets(toks, docs, sents)
-    sep = np.concatenate([np.where(docs[1:] != docs[:-1], "", np.where(sents[1:] != sents[:-1], "\n", " ")), [""]])
-    both = np.empty(2 * len(toks), dtype=object); both[0::2], both[1::2] = toks, sep
-    b = np.r_[np.flatnonzero(np.r_[True, docs[1:] != docs[:-1]]), len(docs)]     # documents are runs of lines
-    texts = {int(docs[i]) + 1: "".join(both[2 * i: 2 * j].tolist()) for i, j in zip(b[:-1], b[1:])}
+    texts = _iob_texts(toks, docs, sents)
     tokens = pd.DataFrame({"doc": docs + 1, "start": st, "end": en})
     seen = [(d, w) for d in texts for w in who]
     return as_spans(pd.concat(rows, ignore_index=True), texts=texts, seen=seen, labels=labels, tokens=tokens)
@@ -1067,6 +1099,16 @@ def _shuffled(rng, d, s, e, lengths) -> tuple[np.ndarray, np.ndarray]:
     s2 = np.floor(rng.random(len(s)) * (room + 1)).astype(np.int64)
     return s2, s2 + l
 
+# %% ../nbs/12_spans.ipynb #fbd71891
+def _chance_disorders(rng, d, a, s, e, c, L, n: int, n_samples: int, progress) -> tuple[list, list]:
+    "(best disorder, categorial disorder) of each of `n_samples` shuffled continua."
+    chance, chance_cat = [], []
+    for _ in progress_bar(range(n_samples), show=progress, desc="gamma: random continua"):
+        s2, e2 = _shuffled(rng, d, s, e, L)
+        al2, dis = best_alignment(d, a, s2, e2, c, n)
+        chance.append(dis); chance_cat.append(_cat_disorder(al2, s2, e2, c))
+    return chance, chance_cat
+
 # %% ../nbs/12_spans.ipynb #c30f9606
 def gamma(
     spans,  # `Spans` or anything `as_spans` accepts
@@ -1087,11 +1129,7 @@ def gamma(
     L = np.zeros(len(S.docs), np.int64)
     L[S.docs.index.get_indexer(docs)] = lengths.to_numpy()
     al, obs = best_alignment(d, a, s, e, c, n)
-    chance, chance_cat = [], []
-    for _ in progress_bar(range(n_samples), show=progress, desc="gamma: random continua"):
-        s2, e2 = _shuffled(rng, d, s, e, L)
-        al2, dis = best_alignment(d, a, s2, e2, c, n)
-        chance.append(dis); chance_cat.append(_cat_disorder(al2, s2, e2, c))
+    chance, chance_cat = _chance_disorders(rng, d, a, s, e, c, L, n, n_samples, progress)
     exp, se_exp = float(np.mean(chance)), float(np.std(chance, ddof=1) / np.sqrt(n_samples))
     cc = np.array(chance_cat)
     cat_obs, cat_exp = _cat_disorder(al, s, e, c), float(cc[~np.isnan(cc)].mean()) if (~np.isnan(cc)).any() else np.nan
