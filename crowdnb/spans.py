@@ -6,7 +6,8 @@ Docs: https://crowdnb.github.io/crowdnb/spans.html.md"""
 
 # %% ../nbs/12_spans.ipynb #234511df
 from __future__ import annotations
-import json, os, re, warnings
+import csv, json, os, re, warnings
+from io import StringIO
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -138,6 +139,30 @@ def _span_table(data, delimiter):
         raise TypeError(f"spans must be Spans, a long DataFrame (one row per span) or a CSV path, not {type(data).__name__}")
     return data, None
 
+# %% ../nbs/12_spans.ipynb #b40e0c84
+def _check_columns(df: pd.DataFrame, cols: dict, line_offset):
+    "ValueErrors for a missing column and for an empty doc, annotator or label (one isna per column)."
+    miss = [f"{k}={v!r}" for k, v in cols.items() if v is not None and v not in df.columns]
+    if miss: raise ValueError(f"the spans lack the column(s) {', '.join(miss)}; their columns are {list(map(str, df.columns))}")
+    for k in ("doc", "annotator", "label"):
+        bad = np.flatnonzero(df[cols[k]].isna().to_numpy())
+        if len(bad): raise ValueError(f"column {cols[k]!r} is empty {_where(df, bad, line_offset)}")
+
+# %% ../nbs/12_spans.ipynb #e687832d
+def _span_frame(df: pd.DataFrame, doc, annotator, start, end, label, line_offset) -> tuple:
+    "(the spans with crowdnb's column names, starts, ends): offsets checked whole, ids kept as objects."
+    s, e = _offsets(df, start, line_offset), _offsets(df, end, line_offset)
+    obj = lambda c: pd.Series(df[c].to_numpy(dtype=object), dtype=object)      # object columns: no string conversion
+    f = pd.DataFrame({"doc": obj(doc), "annotator": obj(annotator), "start": s, "end": e, "label": obj(label)})
+    if "origin" in df.columns: f["origin"] = obj("origin")
+    return f, s, e
+
+def _seen_docs(seen) -> np.ndarray:
+    "The documents of the (doc, annotator) pairs in `seen` (a DataFrame or pairs), as an object array."
+    if seen is None: return np.array([], dtype=object)
+    if isinstance(seen, pd.DataFrame): return seen.iloc[:, 0].to_numpy(dtype=object)
+    return pd.Series([d for d, _ in seen], dtype=object).to_numpy()
+
 # %% ../nbs/12_spans.ipynb #96586674
 def as_spans(
     data,  # `Spans`, a long DataFrame (one row per span) or the path of a CSV file holding one
@@ -157,18 +182,9 @@ def as_spans(
     "Validated `Spans` from a long table, a CSV path or `Spans`: the front door of every span measure."
     if isinstance(data, Spans): return data
     df, line_offset = _span_table(data, delimiter)
-    cols = dict(doc=doc, annotator=annotator, start=start, end=end, label=label, text=text)
-    miss = [f"{k}={v!r}" for k, v in cols.items() if v is not None and v not in df.columns]
-    if miss: raise ValueError(f"the spans lack the column(s) {', '.join(miss)}; their columns are {list(map(str, df.columns))}")
-    for k in ("doc", "annotator", "label"):
-        bad = np.flatnonzero(df[cols[k]].isna().to_numpy())
-        if len(bad): raise ValueError(f"column {cols[k]!r} is empty {_where(df, bad, line_offset)}")
-    s, e = _offsets(df, start, line_offset), _offsets(df, end, line_offset)
-    seen_docs = [] if seen is None else [d for d, _ in pd.DataFrame(seen).itertuples(index=False, name=None)]
-    docs = _doc_table(np.concatenate([df[doc].to_numpy(dtype=object), np.array(seen_docs, dtype=object)]), texts)
-    obj = lambda c: pd.Series(df[c].to_numpy(dtype=object), dtype=object)      # object columns: no string conversion
-    f = pd.DataFrame({"doc": obj(doc), "annotator": obj(annotator), "start": s, "end": e, "label": obj(label)})
-    if "origin" in df.columns: f["origin"] = obj("origin")
+    _check_columns(df, dict(doc=doc, annotator=annotator, start=start, end=end, label=label, text=text), line_offset)
+    f, s, e = _span_frame(df, doc, annotator, start, end, label, line_offset)
+    docs = _doc_table(np.concatenate([f["doc"].to_numpy(dtype=object), _seen_docs(seen)]), texts)
     _check_bounds(f, s, e, docs, line_offset)
     lab = _check_labels(f, labels, line_offset)
     given = None if text is None else df[text].to_numpy(dtype=object)
@@ -552,10 +568,10 @@ def _brat_line(line: str, p: Path, n: int, text):
     if len(parts) < 2 or " " not in parts[1]:
         raise ValueError(f"brat file {str(p)!r} line {n} is not a text-bound annotation 'T1<TAB>Label START END<TAB>text'")
     label, frags = parts[1].split(" ", 1)
-    try: offs = [tuple(int(x) for x in f.split()) for f in frags.split(";")]
+    try: offs = [tuple(map(int, f.split())) for f in frags.split(";")]
     except ValueError: raise ValueError(f"brat file {str(p)!r} line {n}: offsets {frags!r} are not 'START END[;START END]'") from None
     if any(len(o) != 2 for o in offs): raise ValueError(f"brat file {str(p)!r} line {n}: offsets {frags!r} are not pairs")
-    if text is not None and len(parts) > 2 and " ".join(text[a:b] for a, b in offs) != parts[2]:
+    if text is not None and len(parts) > 2 and " ".join([text[a:b] for a, b in offs]) != parts[2]:
         raise ValueError(f"brat file {str(p)!r} line {n}: offsets {frags} cover {' '.join(text[a:b] for a, b in offs)!r} "
                          f"in {p.with_suffix('.txt').name}, the annotation says {parts[2]!r}")
     return label, offs
@@ -578,13 +594,14 @@ def read_brat(
         for p in anns:
             t = p.with_suffix(".txt")
             text = t.read_text(encoding="utf-8") if t.exists() else None
-            texts.setdefault(p.stem, text)
-            seen.append((p.stem, who))
+            stem, name = p.stem, p.name                        # pathlib's properties, once per file
+            texts.setdefault(stem, text)
+            seen.append((stem, who))
             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
-                if not line.startswith("T"): continue
+                if line[:1] != "T": continue
                 label, offs = _brat_line(line, p, n, text)
-                rows += [(p.stem, who, a, b, label, len(where)) for a, b in offs]
-                where.append(f"{p.name} line {n}")
+                rows += [(stem, who, a, b, label, len(where)) for a, b in offs]
+                where.append(f"{name} line {n}")
     return _spans_from_rows(rows, where, texts, seen, labels)
 
 # %% ../nbs/12_spans.ipynb #959f8442
@@ -618,35 +635,87 @@ def _tsv_cell(cell: str, short: str):
         out.append((short if v in ("*", "") else v, m["id"]))
     return out
 
-# %% ../nbs/12_spans.ipynb #7c8c021e
-def _tsv_file(p: Path, doc, who, layer, feature):
-    "(span rows, token rows, document text) of one WebAnno TSV file."
-    lines = p.read_text(encoding="utf-8-sig").splitlines()
+# %% ../nbs/12_spans.ipynb #41642b40
+def _tsv_header(p: Path, lines: list, layer, feature) -> tuple[int, str]:
+    "(column, layer name) of the span feature to read, from a WebAnno TSV file's header lines."
     if not lines or not lines[0].startswith("#FORMAT=WebAnno TSV 3"):
         raise ValueError(f"{str(p)!r} line 1 is not '#FORMAT=WebAnno TSV 3.x': not a WebAnno/INCEpTION TSV export")
     header = [l for l in lines if l.startswith(("#T_SP=", "#T_CH=", "#T_RL="))]
     try: col, name, _ = _tsv_columns(header, layer, feature)
     except ValueError as e: raise ValueError(f"{str(p)!r}: {e}") from None
-    short, toks, spans = name.rsplit(".", 1)[-1], [], {}
-    for n, line in enumerate(lines, 1):
-        if not line or line.startswith("#"): continue
-        c = line.split("\t")
-        if len(c) <= col or "-" not in c[1]: raise ValueError(f"{str(p)!r} line {n}: expected a token line with at least {col + 1} columns")
-        a, b = (int(x) for x in c[1].split("-"))
-        if "." not in c[0]: toks.append((doc, a, b, c[2]))
-        for k, (lab, i) in enumerate(_tsv_cell(c[col], short)):
-            key = (lab, i) if i is not None else (lab, f"{n}.{k}")
-            s = spans.setdefault(key, [a, b, lab, n])
-            s[0], s[1] = min(s[0], a), max(s[1], b)
-    return [(doc, who, a, b, lab, f"{p.name} line {n}") for a, b, lab, n in spans.values()], toks
+    return col, name
+
+# %% ../nbs/12_spans.ipynb #7c8c021e
+def _tsv_items(cells: np.ndarray, short: str) -> tuple[list, list, np.ndarray, np.ndarray]:
+    "(labels, ids, cell index, item index) of every annotation in a feature column; plain labels skip the regexes."
+    full = np.flatnonzero((cells != "_") & (cells != ""))
+    hard = np.array([c == "*" or "|" in c or "[" in c or "\\" in c for c in cells[full].tolist()], dtype=bool)
+    i1, i2 = full[~hard], full[hard]
+    items = [(i, k, lab, j) for i in i2.tolist() for k, (lab, j) in enumerate(_tsv_cell(cells[i], short))]
+    i, k, lab, j = (list(x) for x in zip(*items)) if items else ([], [], [], [])
+    order = np.argsort(np.r_[i1, np.array(i, np.int64)], kind="stable")
+    lab, ids = np.r_[cells[i1].astype(object), np.array(lab, dtype=object)], np.array([None] * len(i1) + j, dtype=object)
+    at, k = np.r_[i1, i].astype(np.int64)[order], np.r_[np.zeros(len(i1)), k].astype(np.int64)[order]
+    return lab[order].tolist(), ids[order].tolist(), at, k
+
+# %% ../nbs/12_spans.ipynb #814d1e05
+def _tsv_lines(p: Path, col: int, lines: list) -> tuple[np.ndarray, list]:
+    "(line numbers, columns) of the token lines, each checked to have the feature column and 'start-end' offsets."
+    body = [n for n, l in enumerate(lines, 1) if l and l[0] != "#"]
+    cs = [lines[n - 1].split("\t") for n in body]
+    ok = [len(c) > col and "-" in c[1] for c in cs]
+    if not all(ok): raise ValueError(f"{str(p)!r} line {body[ok.index(False)]}: expected a token line with at least {col + 1} columns")
+    return np.array(body, np.int64), cs
+
+# %% ../nbs/12_spans.ipynb #e9b27c9c
+def _tsv_table(p: Path, col: int, lines: list) -> tuple[np.ndarray, pd.DataFrame]:
+    "(line numbers, columns 0, 1, 2 and `col` as strings) of the token lines, cut by pandas' C parser."
+    ns = np.flatnonzero([bool(l) and l[0] != "#" for l in lines]) + 1
+    body = [lines[n - 1] for n in ns.tolist()]
+    try:
+        t = pd.read_csv(StringIO("\n".join(body)), sep="\t", header=None, dtype=object, quoting=csv.QUOTE_NONE,
+                        na_filter=False, skip_blank_lines=False, engine="c")
+        ok = len(t) == len(ns) and min(map(str.count, body, "\t" * len(body)), default=col) >= col \
+             and all("-" in x for x in t[1].tolist())
+    except (ValueError, pd.errors.ParserError): ok = False
+    if not ok:                                                   # ragged or bad lines: cut them one by one
+        ns, cs = _tsv_lines(p, col, lines)
+        t = pd.DataFrame({k: [c[k] for c in cs] for k in sorted({0, 1, 2, col})}, dtype=object)
+    return ns, t[[0, 1, 2, col]].set_axis(["id", "offsets", "token", "cell"], axis=1)
+
+# %% ../nbs/12_spans.ipynb #660716ac
+def _tsv_file(p: Path, doc, who, layer, feature):
+    "(span rows, token rows) of one WebAnno TSV file; the columns cut once, multi-token spans joined by a groupby."
+    lines = p.read_text(encoding="utf-8-sig").splitlines()
+    col, name = _tsv_header(p, lines, layer, feature)
+    ns, t = _tsv_table(p, col, lines)
+    parts = "-".join(t["offsets"].tolist()).split("-")          # 'start-end' of every line, cut at once
+    if len(parts) != 2 * len(t): parts = [x for c in t["offsets"].tolist() for x in (c.split("-", 1) + ["", ""])[:2]]
+    try: off = np.array(parts, dtype=np.int64).reshape(-1, 2).astype(float)
+    except ValueError: off = pd.to_numeric(pd.Series(parts, dtype=object), errors="coerce").to_numpy(dtype=float).reshape(-1, 2)
+    bad = np.flatnonzero(~np.isfinite(off).all(axis=1) | (np.mod(off, 1) != 0).any(axis=1))
+    if len(bad): raise ValueError(f"{str(p)!r} line {ns[bad[0]]}: offsets {t['offsets'].iat[bad[0]]!r} are not 'START-END'")
+    a, b = off[:, 0].astype(np.int64), off[:, 1].astype(np.int64)
+    sub = t["id"].str.contains(".", regex=False).to_numpy(dtype=bool)
+    toks = pd.DataFrame({"doc": doc, "start": a[~sub], "end": b[~sub], "token": t["token"].to_numpy(dtype=object)[~sub]})
+    lab, ids, i, k = _tsv_items(t["cell"].to_numpy(dtype=object), name.rsplit(".", 1)[-1])
+    it = pd.DataFrame({"label": pd.Series(lab, dtype=object), "id": pd.Series(ids, dtype=object), "a": a[i], "b": b[i], "n": ns[i]})
+    it["id"] = it["id"].where(it["id"].notna(), pd.Series(ns[i], dtype=str) + "." + pd.Series(k, dtype=str)) if len(it) else it["id"]
+    sp = it.groupby(["label", "id"], sort=False).agg(a=("a", "min"), b=("b", "max"), n=("n", "first")).reset_index()
+    return pd.DataFrame({"doc": doc, "annotator": who, "start": sp["a"], "end": sp["b"], "label": sp["label"],
+                         "origin": [f"{p.name} line {n}" for n in sp["n"].tolist()]}), toks
 
 # %% ../nbs/12_spans.ipynb #fe3df394
-def _text_from_tokens(toks) -> str:
+def _text_from_tokens(toks: pd.DataFrame) -> str:
     "A document text with each token at its offsets and spaces between them (the TSV keeps no whitespace)."
-    if not toks: return ""
-    chars = np.full(max(b for _, _, b, _ in toks), " ", dtype="<U1")
-    for _, a, b, t in toks: chars[a:b] = list(t[: b - a].ljust(b - a))
-    return "".join(chars)
+    if not len(toks): return ""
+    a, b = toks["start"].to_numpy(), toks["end"].to_numpy()
+    ln = np.maximum(b - a, 0)
+    chars = np.full(int(b.max()), " ", dtype="<U1")
+    cut = "".join([t[:m].ljust(m) for t, m in zip(toks["token"].tolist(), ln.tolist())])
+    at = np.repeat(a - np.r_[0, np.cumsum(ln)[:-1]], ln) + np.arange(int(ln.sum()))
+    chars[at] = np.frombuffer(cut.encode("utf-32-le"), dtype="<U1")
+    return chars.tobytes().decode("utf-32-le")
 
 # %% ../nbs/12_spans.ipynb #0e77b7e4
 def read_webanno_tsv(
@@ -665,12 +734,13 @@ def read_webanno_tsv(
     rows, toks = [], {}
     for p, w, d in zip(ps, who, dd):
         r, t = _tsv_file(p, d, w, layer, feature)
-        rows += r
+        rows.append(r)
         toks.setdefault(d, t)
     texts = {d: _text_from_tokens(t) for d, t in toks.items()}
-    tokens = pd.DataFrame([x[:3] for t in toks.values() for x in t], columns=["doc", "start", "end"])
-    where, rows = [r[5] for r in rows], [r[:5] + (i,) for i, r in enumerate(rows)]
-    return _spans_from_rows(rows, where, texts, list(zip(dd, who)), labels, tokens)
+    tokens = pd.concat([t[["doc", "start", "end"]] for t in toks.values()], ignore_index=True)
+    df = pd.concat(rows, ignore_index=True)
+    if not len(df): raise ValueError("the export holds no span at all")
+    return as_spans(df, texts=texts, seen=list(zip(dd, who)), labels=labels, tokens=tokens)
 
 # %% ../nbs/12_spans.ipynb #fa152d0c
 def _doccano_spans(rec: dict, p, n):
@@ -704,16 +774,19 @@ def read_doccano(
 
 # %% ../nbs/12_spans.ipynb #a9cbcf5e
 def _iob_file(p: Path, column: int):
-    "(tokens, tags, line numbers, document index, sentence index) of a CoNLL file."
-    toks, tags, lines, docs, sents, d, s = [], [], [], [], [], 0, 0
-    for n, line in enumerate(p.read_text(encoding="utf-8-sig").splitlines(), 1):
-        c = line.split()
-        if not c: s += 1; continue
-        if c[0] == "-DOCSTART-": d += bool(toks); s += 1; continue
-        if len(c) < 2: raise ValueError(f"IOB file {str(p)!r} line {n} has one column; expected the token and its tag")
-        toks.append(c[0]); tags.append(c[column]); lines.append(n); docs.append(d); sents.append(s)
-    if not toks: raise ValueError(f"IOB file {str(p)!r} holds no token")
-    return np.array(toks, dtype=object), np.array(tags, dtype=object), np.array(lines), np.array(docs), np.array(sents)
+    "(tokens, tags, line numbers, document index, sentence index) of a CoNLL file: split once, indexed as arrays."
+    cs = list(map(str.split, p.read_text(encoding="utf-8-sig").splitlines()))
+    n = np.fromiter(map(len, cs), np.int64, len(cs))
+    first = np.array([c[0] if c else "" for c in cs], dtype=object)
+    ds = first == "-DOCSTART-"
+    tok = (n > 0) & ~ds
+    one = np.flatnonzero(tok & (n < 2))
+    if len(one): raise ValueError(f"IOB file {str(p)!r} line {one[0] + 1} has one column; expected the token and its tag")
+    idx = np.flatnonzero(tok)
+    if not len(idx): raise ValueError(f"IOB file {str(p)!r} holds no token")
+    docs = np.cumsum(ds & (np.cumsum(tok) > 0))[idx]            # a -DOCSTART- after some token opens a document
+    sents = np.cumsum((n == 0) | ds)[idx]
+    return first[idx], np.array([cs[i][column] for i in idx], dtype=object), idx + 1, docs, sents
 
 # %% ../nbs/12_spans.ipynb #cb31f6f0
 def _iob_offsets(toks, docs, sents):
@@ -727,23 +800,40 @@ def _iob_offsets(toks, docs, sents):
     return start, start + n
 
 # %% ../nbs/12_spans.ipynb #2a73194d
+def _iob_tag_parts(tags: np.ndarray, p: Path, lines):
+    "(prefix letter, type code, types) of each tag, parsed once per distinct tag; a bad tag names its line."
+    codes, uniq = pd.factorize(tags)
+    u = [("O-" if t == "O" else str(t)) for t in uniq]
+    pre = np.array([t[:1] for t in u], dtype="<U1")
+    bad = ~np.isin(pre, list("BIOES")) | ((pre != "O") & np.array([len(t) < 3 or t.find("-") != 1 for t in u]))
+    i = int(np.argmax(bad[codes])) if bad.any() else -1
+    if i >= 0: raise ValueError(f"IOB file {str(p)!r} line {lines[i]}: tag {u[codes[i]]!r} is not O, B-X, I-X, E-X or S-X")
+    tc, types = pd.factorize(np.array([t[2:] for t in u], dtype=object))
+    return pre[codes], tc[codes], np.asarray(types, dtype=object)
+
+# %% ../nbs/12_spans.ipynb #806e80d9
 def _iob_chunks(tags: np.ndarray, sents: np.ndarray, p: Path, lines, scheme: str):
     "(first token, last token + 1, type) of each chunk, by conlleval's rules; ill-formed starts warned about."
-    tags = np.where(tags == "O", "O-", tags).astype(str)
-    pre, typ = np.array([t[:1] for t in tags]), np.array([t[2:] for t in tags], dtype=object)
-    bad = ~np.isin(pre, list("BIOES")) | ((pre != "O") & ((np.char.str_len(tags) < 3) | (np.char.find(tags, "-") != 1)))
-    if bad.any(): raise ValueError(f"IOB file {str(p)!r} line {lines[bad.argmax()]}: tag {str(tags[bad.argmax()])!r} is not O, B-X, I-X, E-X or S-X")
+    pre, typ, types = _iob_tag_parts(tags, p, lines)
     new = np.r_[True, sents[1:] != sents[:-1]]
-    pp = np.where(new, "O", np.concatenate([["O"], pre[:-1]]))
-    pt = np.where(new, "", np.concatenate([[""], typ[:-1]]).astype(object))
-    inside = np.isin(pre, ["I", "E"])
-    start = np.isin(pre, ["B", "S"]) | (inside & (np.isin(pp, ["O", "E", "S"]) | (pt != typ)))
+    pp = np.where(new, "O", np.r_[np.array(["O"], dtype="<U1"), pre[:-1]])
+    pt = np.where(new, -1, np.r_[-1, typ[:-1]])
+    inside = (pre == "I") | (pre == "E")
+    start = (pre == "B") | (pre == "S") | (inside & ((pp == "O") | (pp == "E") | (pp == "S") | (pt != typ)))
     odd = start & (pre == "E") if scheme == "IOB1" else start & inside
     if odd.any(): warnings.warn(f"IOB file {str(p)!r}: {int(odd.sum())} chunk(s) start with I-/E- (first at line "
                                 f"{lines[odd.argmax()]}); read the way conlleval reads them (a new chunk)", stacklevel=4)
     first, stop = np.flatnonzero(start), np.flatnonzero(start | (pre == "O") | new)
     ends = np.r_[stop, len(pre)][np.searchsorted(stop, first, side="right")]
-    return first, ends, typ[first]
+    return first, ends, types[typ[first]]
+
+# %% ../nbs/12_spans.ipynb #81684cee
+def _iob_texts(toks, docs, sents) -> dict:
+    "Each document's text (from 1): its tokens joined by a space, and by a newline between sentences."
+    sep = np.concatenate([np.where(docs[1:] != docs[:-1], "", np.where(sents[1:] != sents[:-1], "\n", " ")), [""]])
+    both = np.empty(2 * len(toks), dtype=object); both[0::2], both[1::2] = toks, sep
+    b = np.r_[np.flatnonzero(np.r_[True, docs[1:] != docs[:-1]]), len(docs)]     # documents are runs of lines
+    return {int(docs[i]) + 1: "".join(both[2 * i: 2 * j].tolist()) for i, j in zip(b[:-1], b[1:])}
 
 # %% ../nbs/12_spans.ipynb #589abcab
 def read_iob(
@@ -768,11 +858,10 @@ def read_iob(
         st, en = _iob_offsets(toks, docs, sents)
         f, e, t = _iob_chunks(tags, sents, p, lines, scheme)
         rows.append(pd.DataFrame({"doc": docs[f] + 1, "annotator": w, "start": st[f], "end": en[e - 1], "label": t,
-                                  "origin": [f"{p.name} line {x}" for x in lines[f]]}))
+                                  "origin": [f"{name} line {x}" for name in [p.name] for x in lines[f].tolist()]}))
     toks, docs, sents = ref[1], ref[2], ref[3]
     st, en = _iob_offsets(toks, docs, sents)
-    sep = np.concatenate([np.where(docs[1:] != docs[:-1], "", np.where(sents[1:] != sents[:-1], "\n", " ")), [""]])
-    texts = (pd.Series(toks, dtype=object) + pd.Series(sep, dtype=object)).groupby(docs + 1).sum().to_dict()
+    texts = _iob_texts(toks, docs, sents)
     tokens = pd.DataFrame({"doc": docs + 1, "start": st, "end": en})
     seen = [(d, w) for d in texts for w in who]
     return as_spans(pd.concat(rows, ignore_index=True), texts=texts, seen=seen, labels=labels, tokens=tokens)
@@ -1010,6 +1099,16 @@ def _shuffled(rng, d, s, e, lengths) -> tuple[np.ndarray, np.ndarray]:
     s2 = np.floor(rng.random(len(s)) * (room + 1)).astype(np.int64)
     return s2, s2 + l
 
+# %% ../nbs/12_spans.ipynb #fbd71891
+def _chance_disorders(rng, d, a, s, e, c, L, n: int, n_samples: int, progress) -> tuple[list, list]:
+    "(best disorder, categorial disorder) of each of `n_samples` shuffled continua."
+    chance, chance_cat = [], []
+    for _ in progress_bar(range(n_samples), show=progress, desc="gamma: random continua"):
+        s2, e2 = _shuffled(rng, d, s, e, L)
+        al2, dis = best_alignment(d, a, s2, e2, c, n)
+        chance.append(dis); chance_cat.append(_cat_disorder(al2, s2, e2, c))
+    return chance, chance_cat
+
 # %% ../nbs/12_spans.ipynb #c30f9606
 def gamma(
     spans,  # `Spans` or anything `as_spans` accepts
@@ -1030,11 +1129,7 @@ def gamma(
     L = np.zeros(len(S.docs), np.int64)
     L[S.docs.index.get_indexer(docs)] = lengths.to_numpy()
     al, obs = best_alignment(d, a, s, e, c, n)
-    chance, chance_cat = [], []
-    for _ in progress_bar(range(n_samples), show=progress, desc="gamma: random continua"):
-        s2, e2 = _shuffled(rng, d, s, e, L)
-        al2, dis = best_alignment(d, a, s2, e2, c, n)
-        chance.append(dis); chance_cat.append(_cat_disorder(al2, s2, e2, c))
+    chance, chance_cat = _chance_disorders(rng, d, a, s, e, c, L, n, n_samples, progress)
     exp, se_exp = float(np.mean(chance)), float(np.std(chance, ddof=1) / np.sqrt(n_samples))
     cc = np.array(chance_cat)
     cat_obs, cat_exp = _cat_disorder(al, s, e, c), float(cc[~np.isnan(cc)].mean()) if (~np.isnan(cc)).any() else np.nan
