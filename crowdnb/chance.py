@@ -56,7 +56,8 @@ def _custom_weights(weights, idx: pd.Index) -> np.ndarray:
     q = len(idx)
     w = _weights_array(weights, idx)
     if w.ndim != 2:
-        raise TypeError(f"weights must be one of {', '.join(map(repr, WEIGHTS))} or a square matrix of numbers, not {weights!r}")
+        raise TypeError(f"weights must be one of {', '.join(map(repr, WEIGHTS))} "
+                        f"or a square matrix of numbers, not {weights!r}")
     if w.shape[0] != w.shape[1]: raise ValueError(f"a custom weights matrix must be square, got shape {w.shape}")
     if w.shape != (q, q):
         raise ValueError(f"a custom weights matrix must be {q} x {q} (a row and a column per label of {list(idx)}), "
@@ -64,7 +65,8 @@ def _custom_weights(weights, idx: pd.Index) -> np.ndarray:
     if not np.isfinite(w).all() or (w < 0).any() or (w > 1).any():
         raise ValueError("custom weights must be finite numbers in [0, 1]")
     if not np.all(np.diag(w) == 1):
-        raise ValueError(f"custom weights need 1 on the diagonal (a label fully agrees with itself); got {np.diag(w).tolist()}")
+        raise ValueError(f"custom weights need 1 on the diagonal (a label fully agrees with itself); "
+                         f"got {np.diag(w).tolist()}")
     return w
 
 # %% ../nbs/22_chance.ipynb #6ad6c39c
@@ -96,7 +98,8 @@ def _named_weights(weights: str, idx: pd.Index) -> np.ndarray:
     if weights == "radical": return 1 - np.sqrt(np.abs(d)) / np.sqrt(hi - lo)
     if weights == "ratio":
         if lo <= 0:
-            raise ValueError(f"weights='ratio' needs positive labels (a ratio scale); the labels include {idx[np.argmin(x)]!r}")
+            raise ValueError(f"weights='ratio' needs positive labels (a ratio scale); "
+                             f"the labels include {idx[np.argmin(x)]!r}")
         return 1 - (d / (x[:, None] + x[None, :])) ** 2 / ((hi - lo) / (hi + lo)) ** 2
     if weights == "ordinal": return _ordinal_weights(x)
     if weights == "circular":
@@ -545,7 +548,8 @@ def _boot_result(core, p: _Prep, reps: np.ndarray, wname: str, ci: float) -> Cha
     e = core(p)
     ok = np.isfinite(reps)
     if not ok.all():
-        warnings.warn(f"{e.name}: {int((~ok).sum())} of {len(reps)} bootstrap samples leave it undefined and are left out")
+        warnings.warn(f"{e.name}: {int((~ok).sum())} of {len(reps)} bootstrap samples "
+                      "leave it undefined and are left out")
     reps = reps[ok]
     if len(reps) < 2: raise UndefinedCoefficient(e.name, f"{e.name}: fewer than two bootstrap samples define it")
     se = float(reps.std(ddof=1))
@@ -561,8 +565,9 @@ COEFFICIENTS = {"gwet": _gwet, "fleiss": _fleiss, "conger": _conger, "krippendor
 # %% ../nbs/22_chance.ipynb #5b02b800
 def _coefficient_keys(coefficients) -> list:
     "The checked keys of `COEFFICIENTS` to report (None: all of them, in order)."
+    asked = [coefficients] if isinstance(coefficients, str) else coefficients
     keys = list(COEFFICIENTS) if coefficients is None else \
-        [check_choice("coefficients", k, tuple(COEFFICIENTS)) for k in ([coefficients] if isinstance(coefficients, str) else coefficients)]
+        [check_choice("coefficients", k, tuple(COEFFICIENTS)) for k in asked]
     if not keys: raise ValueError("coefficients is empty: name at least one of " + ", ".join(map(repr, COEFFICIENTS)))
     return keys
 

@@ -92,7 +92,8 @@ def _check_closed(open_, doc, where):
 
 # %% ../nbs/40_coref.ipynb #5dc3943d
 def _parse_document(doc, rows, where, malformed="error", skipped=None):
-    "Low-level: clusters of one document from its token rows [(line_no, columns)]; malformed cells raise or are appended to `skipped`."
+    ("Low-level: clusters of one document from its token rows [(line_no, columns)]; malformed cells raise or are "
+     "appended to `skipped`.")
     ncol = max((len(c) for _, c in rows), default=0)
     open_ = {}          # entity id -> stack of (start token, line)
     mentions = {}       # entity id -> list of (start, end)
@@ -119,7 +120,8 @@ class CorefDocuments(dict):
 
 # %% ../nbs/40_coref.ipynb #3a0a368d
 def _conll_source(path_or_text):
-    "The CoNLL text, the name errors use for it and its source (the file, or '<text>'); missing, folder, empty and non-UTF-8 files are errors naming the file."
+    ("The CoNLL text, the name errors use for it and its source (the file, or '<text>'); missing, folder, empty "
+     "and non-UTF-8 files are errors naming the file.")
     if isinstance(path_or_text, (bytes, bytearray)) or not isinstance(path_or_text, (str, Path)):
         raise TypeError(f"read_conll takes a path or CoNLL text, not {type(path_or_text).__name__}")
     if isinstance(path_or_text, str) and ("\n" in path_or_text or path_or_text.lstrip().startswith("#")):
@@ -140,7 +142,8 @@ def _conll_source(path_or_text):
 
 # %% ../nbs/40_coref.ipynb #9a7dea18
 def _begin(header, ln, doc, begin_ln, seen, where):
-    "The id of the document opened at line `ln`; an error if `doc` is still open, the header has no name or the id is in `seen`."
+    ("The id of the document opened at line `ln`; an error if `doc` is still open, the header has no name or the "
+     "id is in `seen`.")
     if doc is not None:
         raise ValueError(f"{where}, line {ln}: '#begin document' inside document {doc!r} "
                          f"(opened line {begin_ln}) before its '#end document'")
@@ -186,9 +189,10 @@ def _skipped_message(where, skipped):
 # %% ../nbs/40_coref.ipynb #860a8139
 def read_conll(
     path_or_text,  # a CoNLL-2011/2012 file path, or the text of one (a string with a newline or starting with '#')
-    malformed: str = "error",  # a coreference cell that is not '-' or brackets: 'error' (file and line named) or 'skip' (read as '-', warned, recorded in `.skipped`)
+    malformed: str = "error",  # a cell not '-' or brackets: 'error' or 'skip' (read as '-', warned, in `.skipped`)
 ) -> CorefDocuments:
-    "Read CoNLL-2011/2012 coreference into `{doc_id: [cluster, ...]}` (ids `name-part`), a cluster being a tuple of (start, end) token spans."
+    ("Read CoNLL-2011/2012 coreference into `{doc_id: [cluster, ...]}` (ids `name-part`), a cluster being a tuple "
+     "of (start, end) token spans.")
     check_choice("malformed", malformed, ("error", "skip"))
     text, where, source = _conll_source(path_or_text)
     if not text.strip(): raise ValueError(f"{where} is empty: no '#begin document' line, nothing to score")
@@ -221,7 +225,8 @@ def _check_clustering(clustering, doc, what):
                             f"(start, end) spans, not {type(cluster).__name__}")
         for m in cluster:
             if (not isinstance(m, (tuple, list, np.ndarray)) or len(m) != 2
-                    or not all(isinstance(v, (Integral, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in m)):
+                    or not all(isinstance(v, (Integral, np.integer)) and not isinstance(v, (bool, np.bool_))
+                               for v in m)):
                 raise TypeError(f"{what} document {doc!r}, cluster {ci}: mention {m!r} is not a "
                                 "(start, end) pair of integers")
             if m[0] < 0 or m[1] < m[0]:
@@ -241,7 +246,8 @@ def _spans(flat):
         if flat and set(map(len, flat)) != {2}: return None
     except TypeError: return None
     vals = list(chain.from_iterable(flat))
-    if not all(issubclass(t, (Integral, np.integer)) and not issubclass(t, (bool, np.bool_)) for t in set(map(type, vals))):
+    if not all(issubclass(t, (Integral, np.integer)) and not issubclass(t, (bool, np.bool_))
+               for t in set(map(type, vals))):
         return None
     return np.fromiter(vals, np.int64, len(vals)).reshape(-1, 2)
 
@@ -370,7 +376,8 @@ def align(
 ) -> Alignment:
     "Match key and response mentions by exact span and count the mentions each key/response entity pair shares."
     check_choice("missing", missing, ("error", "empty"))
-    singletons, add_response_mentions = check_bool("singletons", singletons), check_bool("add_response_mentions", add_response_mentions)
+    singletons = check_bool("singletons", singletons)
+    add_response_mentions = check_bool("add_response_mentions", add_response_mentions)
     kd, rd, docs = _doc_dicts(key, response, missing)
     kt, rt = _flatten(kd, docs, "key"), _flatten(rd, docs, "response")
     if len(kt[0]) == 0:
@@ -416,7 +423,8 @@ def _f1(r, p):
 def muc_counts(
     a: Alignment,  # key/response alignment from `align`
 ) -> np.ndarray:
-    "Low-level: MUC numerators and denominators per document: columns recall num, recall den, precision num, precision den."
+    ("Low-level: MUC numerators and denominators per document: columns recall num, recall den, precision num, "
+     "precision den.")
     n = a.n_docs
     ov = a.overlap
     shared_k = np.asarray(ov.sum(axis=1)).ravel(); parts_k = np.diff(ov.indptr)
@@ -447,7 +455,8 @@ def _local(doc, idx, n):
 
 # %% ../nbs/40_coref.ipynb #1dd3010a
 def _ceaf_blocks(a: Alignment):
-    "Yield, per document with overlaps: its index, the local (row, col) of its entries, their phi3 and phi4, and its block shape."
+    ("Yield, per document with overlaps: its index, the local (row, col) of its entries, their phi3 and phi4, and "
+     "its block shape.")
     n = a.n_docs
     i, j, m = _entries(a)
     phi4 = 2 * m / (a.key_size[i] + a.response_size[j])
@@ -509,7 +518,8 @@ def lea_counts(
     both_single = ((sk == 1) & (sr == 1)).astype(float)
     link_k = np.where(sk == 1, both_single, _pairs(m))
     link_r = np.where(sr == 1, both_single, _pairs(m))
-    lk = np.where(a.key_size == 1, 1.0, _pairs(a.key_size)); lr = np.where(a.response_size == 1, 1.0, _pairs(a.response_size))
+    lk = np.where(a.key_size == 1, 1.0, _pairs(a.key_size))
+    lr = np.where(a.response_size == 1, 1.0, _pairs(a.response_size))
     return np.column_stack([_by_doc(a.key_size[i] * link_k / lk[i], a.key_doc[i], n), _by_doc(a.key_size, a.key_doc, n),
                             _by_doc(a.response_size[j] * link_r / lr[j], a.key_doc[i], n),
                             _by_doc(a.response_size, a.response_doc, n)])
@@ -518,7 +528,8 @@ def lea_counts(
 def blanc_counts(
     a: Alignment,  # key/response alignment from `align`
 ) -> np.ndarray:
-    "Low-level: BLANC link counts per document: right, key and response coreference links, the same for non-coreference links, then key, response and shared mentions."
+    ("Low-level: BLANC link counts per document: right, key and response coreference links, the same for "
+     "non-coreference links, then key, response and shared mentions.")
     n = a.n_docs
     i, j, m = _entries(a)
     tp_c = _by_doc(_pairs(m), a.key_doc[i], n)
@@ -553,7 +564,8 @@ def blanc_rpf(
     else:
         use_c, use_n = (c_k + c_r) > 0, (n_k + n_r) > 0
     k = use_c.astype(float) + use_n
-    out = [_ratio(np.where(use_c, x, 0) + np.where(use_n, y, 0), k) for x, y in _blanc_halves(tp_c, c_k, c_r, tp_n, n_k, n_r)]
+    out = [_ratio(np.where(use_c, x, 0) + np.where(use_n, y, 0), k)
+           for x, y in _blanc_halves(tp_c, c_k, c_r, tp_n, n_k, n_r)]
     if rule == "luo2014":   # no link at all on either side: one mention each, right or wrong
         same = (k == 0) & (m_k == 1) & (m_r == 1) & (m == 1)
         out = [np.where(same, 1.0, x) for x in out]
@@ -566,7 +578,8 @@ def mention_counts(
     "Low-level: mention identification per document: shared mentions, key mentions, shared mentions, response mentions."
     n = a.n_docs
     shared = _by_doc(np.asarray(a.overlap.sum(axis=1)).ravel(), a.key_doc, n)
-    return np.column_stack([shared, _by_doc(a.key_size, a.key_doc, n), shared, _by_doc(a.response_size, a.response_doc, n)])
+    return np.column_stack([shared, _by_doc(a.key_size, a.key_doc, n),
+                            shared, _by_doc(a.response_size, a.response_doc, n)])
 
 # %% ../nbs/40_coref.ipynb #d2e8e2fc
 METRICS = ("muc", "bcub", "ceafm", "ceafe", "blanc", "lea", "conll", "mentions")
@@ -582,11 +595,13 @@ _ALIASES = {"b3": "bcub", "b_cubed": "bcub", "bcubed": "bcub", "b-cubed": "bcub"
 def metric_names(
     metrics=None,  # a name, a list of names (any spelling in `_ALIASES`), 'all' or None (every metric)
 ) -> list:
-    "The canonical names (`METRICS`) of `metrics`, in the given order, without repeats; unknown names are a `ValueError`."
+    ("The canonical names (`METRICS`) of `metrics`, in the given order, without repeats; unknown names are a "
+     "`ValueError`.")
     if metrics is None or (isinstance(metrics, str) and metrics.lower() == "all"): return list(METRICS)
     if isinstance(metrics, str): metrics = [metrics]
     try: metrics = list(metrics)
-    except TypeError: raise TypeError(f"metrics must be a name or a list of names, not {type(metrics).__name__}") from None
+    except TypeError:
+        raise TypeError(f"metrics must be a name or a list of names, not {type(metrics).__name__}") from None
     if not metrics: raise ValueError("metrics is empty: name at least one metric, or pass None for all")
     out = []
     for m in metrics:
@@ -610,8 +625,8 @@ def _check_score_options(key, blanc, per_document, pooled):
     return per_document, pooled
 
 # %% ../nbs/40_coref.ipynb #6a57c259
-_COUNTS = {"mentions": mention_counts, "muc": muc_counts, "bcub": bcub_counts, "ceafm": lambda a: ceaf_counts(a, "mention"),
-           "ceafe": lambda a: ceaf_counts(a, "entity"), "lea": lea_counts}
+_COUNTS = {"mentions": mention_counts, "muc": muc_counts, "bcub": bcub_counts,
+           "ceafm": lambda a: ceaf_counts(a, "mention"), "ceafe": lambda a: ceaf_counts(a, "entity"), "lea": lea_counts}
 
 # %% ../nbs/40_coref.ipynb #02827c11
 def _metric_counts(a: Alignment, names):
@@ -642,7 +657,8 @@ def _score_table(labels, names, values):
     "The (document, metric) x (recall, precision, f1) DataFrame of the stacked blocks `values`."
     values = np.concatenate(values).reshape(-1, 3)
     index = pd.MultiIndex(levels=[pd.Index(labels, dtype=object), pd.Index(names, dtype=object)],
-                          codes=[np.repeat(np.arange(len(labels)), len(names)), np.tile(np.arange(len(names)), len(labels))],
+                          codes=[np.repeat(np.arange(len(labels)), len(names)),
+                                 np.tile(np.arange(len(names)), len(labels))],
                           names=["document", "metric"], verify_integrity=False)
     return pd.DataFrame(values, index=index, columns=["recall", "precision", "f1"])
 
@@ -682,7 +698,8 @@ def exact_value(
     def ev(node):
         if isinstance(node, ast.Expression): return ev(node.body)
         if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)): return Fraction(str(node.value))
-        if isinstance(node, ast.BinOp) and type(node.op) in _OPS: return _OPS[type(node.op)](ev(node.left), ev(node.right))
+        if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
+            return _OPS[type(node.op)](ev(node.left), ev(node.right))
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub): return -ev(node.operand)
         raise ValueError(f"unsupported expression {expr!r}")
     return ev(ast.parse(str(expr).strip(), mode="eval"))
@@ -706,7 +723,8 @@ def _pm_cases(path):
     "Cases of a reference-scorer CorefMetricTestConfig*.pm file: {id: (key file, response file, {metric: [exprs]})}."
     text = "\n".join(re.sub(r"#.*$", "", l) for l in Path(path).read_text().splitlines())
     cases = {}
-    for m in re.finditer(r'\{\s*id\s*=>\s*"(\w+)"\s*,\s*key_file\s*=>\s*"([^"]+)"\s*,\s*response_file\s*=>\s*"([^"]+)"\s*,'
+    for m in re.finditer(r'\{\s*id\s*=>\s*"(\w+)"\s*,\s*key_file\s*=>\s*"([^"]+)"\s*,'
+                         r'\s*response_file\s*=>\s*"([^"]+)"\s*,'
                          r'\s*expected_metrics\s*=>\s*\{(.*?)\}\s*\}', text, re.S):
         exp = {_PM_NAMES[k]: _split_top(v) for k, v in re.findall(r'"(\w+)"\s*=>\s*\[(.*?)\]', m.group(4), re.S)}
         cases[m.group(1)] = (Path(m.group(2)).name, Path(m.group(3)).name, exp)

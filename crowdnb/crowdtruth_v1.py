@@ -36,7 +36,8 @@ def _check(j: Judgments) -> Judgments:
     rep = j.repeated_pairs()
     if len(rep):
         f = j.frame.iloc[rep]
-        raise ValueError(f"CrowdTruth 1.0 needs one judgment per (sentence, worker); judgments at {j.describe_rows(rep)} "
+        raise ValueError(f"CrowdTruth 1.0 needs one judgment per (sentence, worker); "
+                         f"judgments at {j.describe_rows(rep)} "
                          f"repeat the pair (unit={f['unit'].iloc[0]!r}, worker={f['worker'].iloc[0]!r})"
                          + ("; analyse each dimension separately" if "dimension" in j.frame else ""))
     n = np.diff(j.work_vectors().indptr)
@@ -188,7 +189,8 @@ def _pairwise(a: _Job) -> pd.DataFrame:
     r, c = n.row[off], n.col[off]
     hits = np.asarray(common[r, c]).ravel() if len(r) else np.zeros(0)
     den = np.asarray(ticks[r, c]).ravel() if len(r) else np.zeros(0)
-    out = pd.DataFrame({"worker": j.workers[r], "coworker": j.workers[c], "sentences_in_common": n.data[off].astype(int),
+    out = pd.DataFrame({"worker": j.workers[r], "coworker": j.workers[c],
+                        "sentences_in_common": n.data[off].astype(int),
                         "relations_in_common": hits.astype(int), "annotations": den.astype(int), "agr": hits / den})
     return out.sort_values(["worker", "coworker"], ignore_index=True)
 
@@ -198,7 +200,8 @@ def pairwise_agreement(
     data,  # the judgments: a `Judgments`, a long DataFrame (one row per judgment) or a CSV path, read by `as_judgments`
     **kwargs,
 ) -> pd.DataFrame:
-    "agr(w_i, w_j) over the sentences S' both annotated, one row per ordered pair of distinct workers sharing a sentence."
+    ("agr(w_i, w_j) over the sentences S' both annotated, one row per ordered pair of distinct workers sharing a "
+     "sentence.")
     return _pairwise(_job(data, **kwargs))
 
 # %% ../nbs/11_crowdtruth_v1.ipynb #aad372f0
@@ -284,7 +287,8 @@ def majority_relations(
     data,  # the judgments: a `Judgments`, a long DataFrame (one row per judgment) or a CSV path, read by `as_judgments`
     **kwargs,
 ) -> pd.DataFrame:
-    "Boolean sentence x relation table: True for the relation(s) with the largest count in the sentence vector (ties kept)."
+    ("Boolean sentence x relation table: True for the relation(s) with the largest count in the sentence vector "
+     "(ties kept).")
     a = _job(data, **kwargs)
     return pd.DataFrame(_majority(a).toarray().astype(bool), index=a.j.units, columns=a.j.labels)
 
@@ -313,10 +317,11 @@ def _worker_relation(a: _Job, values: np.ndarray) -> np.ndarray:
 def worker_relation_score(
     data,  # the judgments: a `Judgments`, a long DataFrame (one row per judgment) or a CSV path, read by `as_judgments`
     *,
-    subtract: str = "worker_sentence_score",  # what is subtracted from the relation clarity: 'worker_sentence_score' (the prose) or 'cosine' (the formula)
+    subtract: str = "worker_sentence_score",  # subtracted from relation clarity: 'worker_sentence_score' or 'cosine'
     **kwargs,
 ) -> pd.DataFrame:
-    "Worker x relation table: RelationClarity(R) minus the worker's average worker-sentence score (or cosine) over S_w[R]."
+    ("Worker x relation table: RelationClarity(R) minus the worker's average worker-sentence score (or cosine) "
+     "over S_w[R].")
     check_choice("subtract", subtract, _SUBTRACT)
     a = _job(data, **kwargs)
     cos = _cosines(a)
@@ -406,10 +411,12 @@ def _worker_tables(a: _Job, clarity: np.ndarray, rc: np.ndarray, subtract: str) 
 def metrics(
     data,  # the judgments: a `Judgments`, a long DataFrame (one row per judgment) or a CSV path, read by `as_judgments`
     *,
-    subtract: str = "worker_sentence_score",  # worker-relation score: subtract the 'worker_sentence_score' (the prose) or the 'cosine' (the formula)
+    subtract: str = "worker_sentence_score",  # worker-relation score subtracts 'worker_sentence_score' or 'cosine'
+
     **kwargs,
 ) -> CrowdTruthV1:
-    "All CrowdTruth 1.0 worker, sentence and relation metrics of a job, as DataFrames indexed by the workers', sentences' and relations' ids."
+    ("All CrowdTruth 1.0 worker, sentence and relation metrics of a job, as DataFrames indexed by the workers', "
+     "sentences' and relations' ids.")
     check_choice("subtract", subtract, _SUBTRACT)
     a = _job(data, **kwargs)
     _warn_if_no_pairs(a.j)
@@ -434,7 +441,8 @@ _FORMULA_START = ("=", "+", "-", "@")    # what a spreadsheet may read as the st
 
 # %% ../nbs/11_crowdtruth_v1.ipynb #b7aca4fa
 def _text_cells(ws) -> int:
-    "Mark every text cell of the openpyxl worksheet `ws` that begins like a formula as text (exact value, quote prefix); returns how many."
+    ("Mark every text cell of the openpyxl worksheet `ws` that begins like a formula as text (exact value, quote "
+     "prefix); returns how many.")
     n = 0
     for row in ws.iter_rows():
         for cell in row:
@@ -445,7 +453,8 @@ def _text_cells(ws) -> int:
 
 # %% ../nbs/11_crowdtruth_v1.ipynb #c3a0d5bb
 def _write_xlsx(path, sheets: dict) -> Path:
-    "Write the DataFrames `sheets` (name -> DataFrame) as one workbook at `path`: text never becomes a formula; no half-written file."
+    ("Write the DataFrames `sheets` (name -> DataFrame) as one workbook at `path`: text never becomes a formula; "
+     "no half-written file.")
     from openpyxl.utils.exceptions import IllegalCharacterError
     path, name = Path(path), None
     try:                                                     # the workbook is saved, then renamed into place
@@ -467,14 +476,16 @@ def job_name(
         raise TypeError(f"job_id must be a string or an integer, not {type(job_id).__name__}")
     job = str(job_id).strip()
     if not job or re.search(r'[\\/:*?"<>|\x00-\x1f]', job):
-        raise ValueError(f"job_id {job_id!r} cannot be part of a file name (empty, or holds one of \\ / : * ? \" < > |)")
+        raise ValueError(f"job_id {job_id!r} cannot be part of a file name "
+                         f"(empty, or holds one of \\ / : * ? \" < > |)")
     return job
 
 # %% ../nbs/11_crowdtruth_v1.ipynb #41483842
 def _out_folder(folder) -> Path:
     "`folder` as a Path, created if missing; an error if it exists and is not a directory."
     folder = Path(folder)
-    if folder.exists() and not folder.is_dir(): raise ValueError(f"folder {str(folder)!r} exists and is not a directory")
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"folder {str(folder)!r} exists and is not a directory")
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 
@@ -497,7 +508,8 @@ def write_workbooks(
     job_id,  # the job's id (a string or an integer), the start of both file names
     folder,  # where to write them (created if missing)
 ) -> tuple[Path, Path]:
-    "Write <job_id>_workerMetrics.xlsx and <job_id>_sentenceMetrics.xlsx into `folder` (text kept as text, never formulas); return their paths."
+    ("Write <job_id>_workerMetrics.xlsx and <job_id>_sentenceMetrics.xlsx into `folder` (text kept as text, never "
+     "formulas); return their paths.")
     if not isinstance(result, CrowdTruthV1):
         raise TypeError(f"result must be the CrowdTruthV1 returned by metrics(), not {type(result).__name__}")
     job = job_name(job_id)
@@ -518,7 +530,8 @@ def plot_relation_similarity(
     if not isinstance(result, CrowdTruthV1): raise TypeError("plot_relation_similarity takes the result of metrics()")
     t = result.similarity_table()
     if ax is None: _, ax = plt.subplots(figsize=(1.2 + 0.45 * len(t), 1 + 0.4 * len(t)))
-    im = ax.imshow(np.ma.masked_invalid(t.to_numpy(float)), cmap=cmap, vmin=0, vmax=max(float(np.nanmax(t.to_numpy(float), initial=0)), 1e-12))
+    top = max(float(np.nanmax(t.to_numpy(float), initial=0)), 1e-12)
+    im = ax.imshow(np.ma.masked_invalid(t.to_numpy(float)), cmap=cmap, vmin=0, vmax=top)
     ax.set_xticks(range(len(t)), [str(c) for c in t.columns], rotation=90)
     ax.set_yticks(range(len(t)), [str(i) for i in t.index])
     ax.set_xlabel("B (also annotated)"); ax.set_ylabel("A (given)"); ax.set_title("relation similarity P(B | A)")

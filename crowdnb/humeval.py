@@ -16,8 +16,8 @@ import pandas as pd
 from fastcore.basics import patch
 from fastcore.meta import delegates
 
-from .core import (Judgments, as_judgments, as_rng, check_bool, check_choice, check_int, check_level, check_number,
-                          progress_bar)
+from .core import (Judgments, as_judgments, as_rng, check_bool, check_choice, check_int, check_level,
+                          check_number, progress_bar)
 
 # %% auto #0
 __all__ = ['ERROR_TYPES', 'ERROR_NAMES', 'INJECTION_ORDER', 'EXAMPLE_PASSAGES', 'SCALES', 'MEASURES', 'PAPER_METRICS',
@@ -49,11 +49,13 @@ def check_clustering(
 ) -> list:
     "Validated copy of a clustering (list of chains, each a sorted tuple of `(start, end)` mentions)."
     if isinstance(clustering, (str, bytes, Mapping)) or not isinstance(clustering, Iterable):
-        raise TypeError(f"{name} must be a list of chains (tuples of (start, end) mentions), not {type(clustering).__name__}")
+        raise TypeError(f"{name} must be a list of chains (tuples of (start, end) mentions), "
+                        f"not {type(clustering).__name__}")
     out, seen = [], {}
     for c, chain in enumerate(clustering):
         if isinstance(chain, (str, bytes, Mapping)) or not isinstance(chain, Iterable):
-            raise TypeError(f"{name}: chain {c} must be a sequence of (start, end) mentions, not {type(chain).__name__}")
+            raise TypeError(f"{name}: chain {c} must be a sequence of (start, end) mentions, "
+                            f"not {type(chain).__name__}")
         ms = []
         for m in chain:
             s, e = _mention(m, c, n_tokens, name)
@@ -218,7 +220,8 @@ _INJECT = dict(absence=_absence, silence=_silence, type=_type, border=_border, n
 # %% ../nbs/41_humeval.ipynb #76134a96
 def _check_counts(counts):
     "`counts` as {error type: int}, checked: known types, non-negative integers."
-    if not isinstance(counts, Mapping): raise TypeError(f"counts must be a dict {{error type: number}}, not {type(counts).__name__}")
+    if not isinstance(counts, Mapping):
+        raise TypeError(f"counts must be a dict {{error type: number}}, not {type(counts).__name__}")
     out = {}
     for t, n in counts.items():
         if t not in ERROR_TYPES: raise ValueError(f"unknown error type {t!r}; choose from {list(ERROR_TYPES)}")
@@ -278,7 +281,8 @@ def inject_errors(
         for _ in range(counts.get(t, 0)):
             why = _INJECT[t](st, noise_length=(lo, hi), irrelevant_size=irrelevant_size)
             if why is not None:
-                if on_fail == "raise": raise ValueError(f"cannot inject {counts[t]} {t!r} error(s) (managed {done[t]}): {why}")
+                if on_fail == "raise":
+                    raise ValueError(f"cannot inject {counts[t]} {t!r} error(s) (managed {done[t]}): {why}")
                 break
             done[t] += 1
     return [tuple(sorted(c)) for c in st.chains if c], done
@@ -348,7 +352,8 @@ def _plans(n_items, multi, max_errors, types, rng):
 
 # %% ../nbs/41_humeval.ipynb #eb712323
 def _make_item(docs, plan, item, rng, tokens, n_tokens, inject_kwargs):
-    "(document id, erroneous copy, realised counts) of one item: the first document, in random order, that takes `plan`."
+    ("(document id, erroneous copy, realised counts) of one item: the first document, in random order, that takes "
+     "`plan`.")
     names = list(docs)
     for d in (names[k] for k in rng.permutation(len(names))):
         try:
@@ -475,14 +480,16 @@ def ratings_matrix(
     scale="standard",  # the scale of the answers: a name in `SCALES` or a `Scale`
     **kwargs,  # input options of `crowdnb.core.as_judgments`: unit=, worker=, label=, empty=, ...
 ) -> pd.DataFrame:
-    "The workers x units table of answers on `scale` (NaN = not rated) from judgments: unit = item, worker = rater, label = answer."
+    ("The workers x units table of answers on `scale` (NaN = not rated) from judgments: unit = item, worker = "
+     "rater, label = answer.")
     return _matrix(_judgments(data, kwargs), get_scale(scale))
 
 # %% ../nbs/41_humeval.ipynb #e72222ff
 def _convert(R: pd.DataFrame, to: Scale, frm: Scale) -> pd.DataFrame:
     "Low-level: a workers x units table of answers on `frm` mapped to the scale `to` (only from the standard scale)."
     if to == frm: return R
-    if frm.name != "standard": raise ValueError(f"only standard 0-7 answers can be mapped to other scales, not {frm.name}")
+    if frm.name != "standard":
+        raise ValueError(f"only standard 0-7 answers can be mapped to other scales, not {frm.name}")
     v = R.to_numpy()
     out = np.where(np.isnan(v), np.nan, np.asarray(to.from_standard, float)[np.nan_to_num(v).astype(int)])
     return pd.DataFrame(out, index=R.index, columns=R.columns)
@@ -517,7 +524,8 @@ def reverse(
     scale="standard",  # the scale the answers are on
     **kwargs,  # input options of `as_judgments`
 ) -> pd.DataFrame:
-    "Workers x units table of reversed answers: the top level minus the answer (7 -> 0, 6 -> 1, ... on the standard scale)."
+    ("Workers x units table of reversed answers: the top level minus the answer (7 -> 0, 6 -> 1, ... on the "
+     "standard scale).")
     scale = get_scale(scale)
     return scale.max - ratings_matrix(data, scale, **kwargs)
 
@@ -527,7 +535,8 @@ from .trust import trust_coefficients
 
 # %% ../nbs/41_humeval.ipynb #218cff05
 def _simple(R: pd.DataFrame, max_distinct: int, scale: Scale) -> pd.Index:
-    "Low-level: the units of a workers x units table of standard answers with at most `max_distinct` distinct answers on `scale`."
+    ("Low-level: the units of a workers x units table of standard answers with at most `max_distinct` distinct "
+     "answers on `scale`.")
     S = _convert(R, scale, SCALES["standard"])
     distinct = (S.to_numpy()[:, :, None] == np.arange(scale.max + 1)).any(axis=0).sum(axis=1)
     return S.columns[distinct <= max_distinct]
@@ -540,7 +549,8 @@ def simple_items(
     scale="standard",  # the scale on which distinct answers are counted
     **kwargs,  # input options of `as_judgments`
 ) -> pd.Index:
-    "Units (items) whose raters gave at most `max_distinct` distinct answers on `scale` (the paper's *simple* questions)."
+    ("Units (items) whose raters gave at most `max_distinct` distinct answers on `scale` (the paper's *simple* "
+     "questions).")
     max_distinct = check_int("max_distinct", max_distinct, low=1)
     return _simple(ratings_matrix(data, **kwargs), max_distinct, get_scale(scale))
 
@@ -551,8 +561,10 @@ def _cell_judgments(X: pd.DataFrame, scale: Scale) -> Judgments:
 
 # %% ../nbs/41_humeval.ipynb #5c31031d
 def _cell_alpha(X, level, scale):
-    "Low-level: alpha of a workers x units table, or NaN and the reason when it is undefined (too few raters, no pairs, no variation)."
-    if X.shape[0] < 2 or X.shape[1] == 0: return np.nan, f"{X.shape[0]} rater(s) on {X.shape[1]} item(s): alpha undefined"
+    ("Low-level: alpha of a workers x units table, or NaN and the reason when it is undefined (too few raters, no "
+     "pairs, no variation).")
+    if X.shape[0] < 2 or X.shape[1] == 0:
+        return np.nan, f"{X.shape[0]} rater(s) on {X.shape[1]} item(s): alpha undefined"
     try: return krippendorff_alpha(_cell_judgments(X, scale), level=level), ""
     except UndefinedAgreement as e: return np.nan, str(e)
 
@@ -597,7 +609,8 @@ def alpha_table(
         for subset, items in (("all", S.columns), ("simple", simple)):
             X = S[items]
             X = X[X.notna().any(axis=1)]                         # raters who answered none of these items
-            rows.append((len(items), len(X), *_alpha_cell(X, s, level, threshold, progress))); keys.append((s.name, subset))
+            rows.append((len(items), len(X), *_alpha_cell(X, s, level, threshold, progress)))
+            keys.append((s.name, subset))
     return pd.DataFrame(rows, index=pd.MultiIndex.from_tuples(keys, names=["scale", "items"]),
                         columns=["n_items", "n_raters", "alpha", "outliers", "alpha_without_outliers", "note"])
 
@@ -638,14 +651,17 @@ def human_scores(
 # %% ../nbs/41_humeval.ipynb #e16a6946
 def _align(name, frame, units):
     "Check that `frame` (indexed by unit) covers exactly the rated `units`; return its float copy in their order."
-    if not isinstance(frame, pd.DataFrame): raise TypeError(f"{name} must be a DataFrame indexed by unit (item), not {type(frame).__name__}")
-    if frame.index.has_duplicates: raise ValueError(f"{name} repeats unit(s) {_names(frame.index[frame.index.duplicated()].unique())}")
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"{name} must be a DataFrame indexed by unit (item), not {type(frame).__name__}")
+    if frame.index.has_duplicates:
+        raise ValueError(f"{name} repeats unit(s) {_names(frame.index[frame.index.duplicated()].unique())}")
     extra, missing = frame.index.difference(units), pd.Index(units).difference(frame.index)
     if len(extra) or len(missing):
         msg = ([f"rated unit(s) {_names(missing)} are missing from {name}"] if len(missing) else []) + \
               ([f"{name} has unit(s) {_names(extra)} that nobody rated"] if len(extra) else [])
         raise ValueError("unit ids do not match: " + "; ".join(msg))
-    nonnum = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c]) or pd.api.types.is_bool_dtype(frame[c])]
+    nonnum = [c for c in frame.columns
+              if not pd.api.types.is_numeric_dtype(frame[c]) or pd.api.types.is_bool_dtype(frame[c])]
     if nonnum: raise TypeError(f"{name} column(s) {_names(nonnum)} are not numbers")
     out = frame.loc[units].astype(float)
     if np.isnan(out.to_numpy()).any():
@@ -662,7 +678,8 @@ def check_metric_scores(
     units,  # the rated units, in order
     measure="f1",  # which measure to take from a (measure, metric) table: 'recall', 'precision' or 'f1'
 ) -> pd.DataFrame:
-    "Validated units x metrics table of scores in [0, 1], in the order of `units` (one `measure` of a `metric_scores` table)."
+    ("Validated units x metrics table of scores in [0, 1], in the order of `units` (one `measure` of a "
+     "`metric_scores` table).")
     check_choice("measure", measure, MEASURES)
     if isinstance(metric_scores, pd.DataFrame) and isinstance(metric_scores.columns, pd.MultiIndex):
         if "measure" not in metric_scores.columns.names:
@@ -708,7 +725,8 @@ def _fit_inputs(X, Y, ridge, names):
     "`X` and `Y` (made 2-d) as float arrays with the same rows, `X` finite; `ridge` checked; the feature names."
     X, Y = np.asarray(X, float), np.asarray(Y, float)
     if Y.ndim == 1: Y = Y[:, None]
-    if X.ndim != 2 or X.shape[0] != Y.shape[0]: raise ValueError(f"X {X.shape} and Y {Y.shape} need the same number of rows")
+    if X.ndim != 2 or X.shape[0] != Y.shape[0]:
+        raise ValueError(f"X {X.shape} and Y {Y.shape} need the same number of rows")
     if not np.isfinite(X).all(): raise ValueError("X (the error counts) must be finite")
     ridge = check_number("ridge", ridge, low=0)
     names = list(names) if names is not None else [f"x{j}" for j in range(X.shape[1])]
@@ -743,7 +761,8 @@ def _solve(Z, Yg, ridge):
 
 # %% ../nbs/41_humeval.ipynb #1696ad32
 def _fit_groups(X, Y, standardise=True, ridge=0.0, names=None):
-    "Low-level: OLS of each column of `Y` (NaN = missing) on `X` with an intercept, one solve per missing-data pattern: (coef, se, intercept, n, {column: why it could not be fitted})."
+    ("Low-level: OLS of each column of `Y` (NaN = missing) on `X` with an intercept, one solve per missing-data "
+     "pattern: (coef, se, intercept, n, {column: why it could not be fitted}).")
     X, Y, ridge, names = _fit_inputs(X, Y, ridge, names)
     m, p = Y.shape[1], X.shape[1]
     coef, se, icpt = np.full((m, p), np.nan), np.full((m, p), np.nan), np.full(m, np.nan)
@@ -768,7 +787,8 @@ def fit_linear(
     ridge=0.0,  # L2 penalty (>= 0); 0 is OLS
     names=None,  # feature names, for error messages
 ):
-    "Low-level: least squares of each column of `Y` (NaN = missing) on the columns of `X` with an intercept: (coef, se, intercept, n); a model that cannot be fitted is a `ValueError`."
+    ("Low-level: least squares of each column of `Y` (NaN = missing) on the columns of `X` with an intercept: "
+     "(coef, se, intercept, n); a model that cannot be fitted is a `ValueError`.")
     coef, se, icpt, n, failed = _fit_groups(X, Y, standardise, ridge, names)
     if failed:
         j = min(failed)
@@ -784,7 +804,7 @@ class ErrorRegression:
     intercept: pd.Series   # in the direction of `convention`
     n_items: pd.Series
     kind: pd.Series        # 'rater', 'mean' or 'metric'
-    skipped: pd.Series = field(default_factory=lambda: pd.Series(dtype=object, name="reason"))  # model -> why it was not fitted
+    skipped: pd.Series = field(default_factory=lambda: pd.Series(dtype=object, name="reason"))  # model -> why skipped
 
 # %% ../nbs/41_humeval.ipynb #22e3e5c1
 @patch
@@ -865,7 +885,8 @@ def _check_fits(failed, names, kinds, who):
 
 # %% ../nbs/41_humeval.ipynb #c6680038
 def _in_direction(coef, se, icpt, tops, convention, drop_nonnegative):
-    "Coefficients, standard errors and intercepts in the direction of `convention`, the paper's drop rule applied if asked."
+    ("Coefficients, standard errors and intercepts in the direction of `convention`, the paper's drop rule "
+     "applied if asked.")
     if convention == "paper": coef, icpt = -coef, np.asarray(tops) - icpt       # back to the score's direction
     if drop_nonnegative:
         drop = coef >= 0 if convention == "paper" else coef <= 0
@@ -878,7 +899,8 @@ def _regression_options(target, convention, ridge, include_mean, standardise, dr
     check_choice("target", target, ("unit", "raw"))
     check_choice("convention", convention, ("paper", "reversed"))
     ridge = check_number("ridge", ridge, low=0)
-    for name, v in (("include_mean", include_mean), ("standardise", standardise), ("drop_nonnegative", drop_nonnegative)):
+    for name, v in (("include_mean", include_mean), ("standardise", standardise),
+                    ("drop_nonnegative", drop_nonnegative)):
         check_bool(name, v)
     return ridge, (_check_scales(scales) if not (isinstance(scales, (list, tuple)) and len(scales) == 0) else [])
 
@@ -887,7 +909,7 @@ def _regression_options(target, convention, ridge, include_mean, standardise, dr
 def error_regression(
     data,  # judgments (see `ratings_matrix`): standard 0-7 answers
     error_counts,  # units x error types table of counts
-    metric_scores=None,  # units x metrics scores in [0, 1] (or the (measure, metric) table of `metric_scores`), optional
+    metric_scores=None,  # optional units x metrics scores in [0, 1] (or the table of `metric_scores`)
     scales=("standard", "reduced", "gravity"),  # the scales on which raters are modelled
     include_mean=True,  # also model the mean answer on each scale
     exclude=(),  # raters (worker ids) to leave out, e.g. the outliers of `alpha_table`
@@ -899,7 +921,8 @@ def error_regression(
     measure="f1",  # the measure taken from a (measure, metric) table
     **kwargs,  # input options of `as_judgments`
 ) -> ErrorRegression:
-    "Tables 3-4: regress each rater's and metric's reversed score on the standardised error counts; raters with too few answers are skipped with a warning."
+    ("Tables 3-4: regress each rater's and metric's reversed score on the standardised error counts; raters with "
+     "too few answers are skipped with a warning.")
     ridge, scales = _regression_options(target, convention, ridge, include_mean, standardise, drop_nonnegative, scales)
     R, C, M = _regression_data(data, error_counts, metric_scores, exclude, measure, kwargs)
     Y, names, kinds, tops, who = _targets(R, M, scales, target, include_mean)
@@ -927,7 +950,8 @@ def metric_scores(
 ) -> pd.DataFrame:
     "Units x (measure, metric) table: recall, precision and F1 of each coreference metric, per unit (item)."
     if not isinstance(key, Mapping) or not isinstance(response, Mapping):
-        raise TypeError(f"key and response must be dicts {{unit: clustering}}, not {type(key).__name__} and {type(response).__name__}")
+        raise TypeError(f"key and response must be dicts {{unit: clustering}}, "
+                        f"not {type(key).__name__} and {type(response).__name__}")
     bad = {"per_document", "pooled"} & set(score_kwargs)
     if bad: raise TypeError(f"metric_scores scores each unit on its own; {sorted(bad)} cannot be set")
     names = metric_names(PAPER_METRICS if metrics is None else metrics)
@@ -948,7 +972,8 @@ def plot_metric_vs_human(
     measure="f1",  # the measure taken from a (measure, metric) table
     **kwargs,  # input options of `as_judgments`
 ):
-    "Scatter of each metric's score against the human mean (or mode) per unit (item), both on [0, 1], with the diagonal."
+    ("Scatter of each metric's score against the human mean (or mode) per unit (item), both on [0, 1], with the "
+     "diagonal.")
     import matplotlib.pyplot as plt
     check_choice("method", method, ("mean", "mode")); check_choice("ties", ties, ("low", "high", "mean"))
     ncols = check_int("ncols", ncols, low=1)
@@ -977,7 +1002,8 @@ def plot_coefficients(
     "Heat map of a models x error types table of coefficients (e.g. `ErrorRegression.table3()`)."
     import matplotlib.pyplot as plt
     if isinstance(coef, ErrorRegression): coef = coef.coef
-    if not isinstance(coef, pd.DataFrame): raise TypeError("coef must be a DataFrame (models x error types) or an ErrorRegression")
+    if not isinstance(coef, pd.DataFrame):
+        raise TypeError("coef must be a DataFrame (models x error types) or an ErrorRegression")
     v = coef.to_numpy(float)
     if ax is None: _, ax = plt.subplots(figsize=(1.2 * v.shape[1] + 2, 0.45 * v.shape[0] + 1.2))
     lim = np.nanmax(np.abs(v)) if np.isfinite(v).any() else 1.0
@@ -1006,10 +1032,12 @@ class RaterSimulation:
 # %% ../nbs/41_humeval.ipynb #59edaee4
 def _simulation_options(error_counts, penalties, n_workers, n_outliers, spread, noise, missing):
     "`simulate_ratings`' inputs checked: (counts, base penalties, n_workers, n_outliers, spread, noise, missing)."
-    if not isinstance(error_counts, pd.DataFrame): raise TypeError("error_counts must be a units x error types DataFrame")
+    if not isinstance(error_counts, pd.DataFrame):
+        raise TypeError("error_counts must be a units x error types DataFrame")
     C = check_error_counts(error_counts, error_counts.index)      # non-negative whole numbers, no gaps
     base = pd.Series(PENALTIES if penalties is None else penalties, dtype=float)
-    if (miss := C.columns.difference(base.index)).size: raise ValueError(f"no penalty given for error type(s) {_names(miss)}")
+    if (miss := C.columns.difference(base.index)).size:
+        raise ValueError(f"no penalty given for error type(s) {_names(miss)}")
     n_workers = check_int("n_workers", n_workers, low=1)
     n_outliers = check_int("n_outliers", n_outliers, low=0, high=n_workers)
     spread, noise = check_number("spread", spread, low=0), check_number("noise", noise, low=0)
@@ -1048,4 +1076,5 @@ def simulate_ratings(
     ratings = pd.DataFrame(ans.T, workers, C.index.rename("unit"))
     u, w = np.nonzero(~np.isnan(ans))
     long = pd.DataFrame({"unit": C.index[u], "worker": workers[w], "label": ans[u, w].astype(int)})
-    return RaterSimulation(long, ratings, pd.DataFrame(P, workers, C.columns.copy()), pd.Series(out, workers, name="outlier"))
+    return RaterSimulation(long, ratings, pd.DataFrame(P, workers, C.columns.copy()),
+                           pd.Series(out, workers, name="outlier"))

@@ -64,14 +64,16 @@ def agreement_given_truth(
 ) -> np.ndarray:
     "Table 3: P(A_ijk | T_ijk, Θ) as an (..., 8, 5) array from α1..α7 (..., 7)."
     a = np.asarray(alpha, dtype=float)
-    if a.ndim == 0 or a.shape[-1] != 7: raise ValueError(f"alpha must hold α1..α7 on its last axis, got shape {a.shape}")
+    if a.ndim == 0 or a.shape[-1] != 7:
+        raise ValueError(f"alpha must hold α1..α7 on its last axis, got shape {a.shape}")
     a1, a2, a3, a4, a5, a6, a7 = np.moveaxis(a, -1, 0)
     o, z = np.ones_like(a1), np.zeros_like(a1)
     rows = [[o, z, z, z, z], [z, o, z, z, z], [z, z, o, z, z], [z, z, z, o, z], [z, z, z, a1, 1 - a1],
             [z, z, a2, z, 1 - a2], [z, a3, z, z, 1 - a3], [a4, a5, a6, a7, 1 - a4 - a5 - a6 - a7]]
     R = np.stack([np.stack(r, -1) for r in rows], -2)
     if np.any(~np.isfinite(R)) or np.any(R < -1e-12) or np.any(R > 1 + 1e-12):
-        raise ValueError(f"alpha must give probabilities in [0, 1] in Table 3 (α4+…+α7 ≤ 1), got {np.round(a, 4).tolist()}")
+        raise ValueError(f"alpha must give probabilities in [0, 1] in Table 3 (α4+…+α7 ≤ 1), "
+                         f"got {np.round(a, 4).tolist()}")
     return R
 
 # %% ../nbs/30_model_a.ipynb #f721c408
@@ -316,9 +318,11 @@ def triplets(
     incomplete: str = "error",  # items without exactly 3 annotations: 'error' or 'drop'
     **kwargs,  # input options of `as_judgments` when `data` is a long table or a CSV path
 ) -> Triplets:
-    "Low-level: count the distinct triplet patterns of pattern counts, a matrix, or judgments (a long table goes through `as_judgments`)."
+    ("Low-level: count the distinct triplet patterns of pattern counts, a matrix, or judgments (a long table goes "
+     "through `as_judgments`).")
     if kwargs and not isinstance(data, (pd.DataFrame, str, os.PathLike)):
-        raise TypeError(f"{', '.join(kwargs)}: input options apply to a table or a CSV path, not to {type(data).__name__}")
+        raise TypeError(f"{', '.join(kwargs)}: input options apply to a table or a CSV path, "
+                        f"not to {type(data).__name__}")
     if isinstance(data, Triplets): return data
     if isinstance(data, (dict, pd.Series)) or (isinstance(data, np.ndarray) and data.ndim == 3):
         return _from_counts(data, labels)
@@ -330,13 +334,17 @@ def triplets(
 
 # %% ../nbs/30_model_a.ipynb #ba6eec1b
 def _triplet_matrix(data, missing, labels, kwargs):
-    "The items x annotators matrix of `data`, its missing marker, annotator and item names, labels, and the label names of judgments."
+    ("The items x annotators matrix of `data`, its missing marker, annotator and item names, labels, and the "
+     "label names of judgments.")
     names = None
-    if isinstance(data, (pd.DataFrame, str, os.PathLike)): data = as_judgments(data, **kwargs)   # a table is always long
+    if isinstance(data, (pd.DataFrame, str, os.PathLike)):
+        data = as_judgments(data, **kwargs)   # a table is always long
     if isinstance(data, Judgments):
         names = pd.Index(data.labels if labels is None else list(labels))
         lut = names.get_indexer(data.labels)
-        if (lut < 0).any(): raise ValueError(f"labels {list(data.labels[lut < 0])} occur in the judgments but not in labels={list(names)}")
+        if (lut < 0).any():
+            raise ValueError(f"labels {list(data.labels[lut < 0])} occur in the judgments "
+                             f"but not in labels={list(names)}")
         m = data.label_matrix(missing=-1)
         m = np.where(m >= 0, lut[np.maximum(m, 0)], -1)
         missing, annotators, items, labels = -1, data.workers, data.units, list(range(len(names)))
@@ -345,7 +353,8 @@ def _triplet_matrix(data, missing, labels, kwargs):
         if m.ndim != 2: raise ValueError(f"annotations must be an items x annotators matrix, got shape {m.shape}")
         annotators, items = pd.RangeIndex(m.shape[1]), pd.RangeIndex(m.shape[0])
     if m.ndim != 2 or m.shape[1] < 3:
-        raise ValueError(f"annotations must be an items x annotators matrix with at least 3 annotators, got shape {m.shape}")
+        raise ValueError(f"annotations must be an items x annotators matrix with at least 3 annotators, "
+                         f"got shape {m.shape}")
     return m, missing, annotators, items, labels, names
 
 # %% ../nbs/30_model_a.ipynb #b027c377
@@ -511,12 +520,14 @@ def distinct_optima(
     objective_name: str = "objective",  # the objective's column name
     extra=None,  # more per-run values to report at each optimum, {column name: values}
 ) -> pd.DataFrame:
-    "One row per distinct optimum of a multi-start fit, best first: objective, parameters, visits, spread, global/local, representative run."
+    ("One row per distinct optimum of a multi-start fit, best first: objective, parameters, visits, spread, "
+     "global/local, representative run.")
     objective = np.asarray(objective, float)
     params = np.asarray(params, float).reshape(len(objective), -1)
     tol = check_number("tol", tol, low=0)
     names = [f"p{k}" for k in range(params.shape[1])] if names is None else list(names)
-    if len(names) != params.shape[1]: raise ValueError(f"names has {len(names)} entries for {params.shape[1]} parameters")
+    if len(names) != params.shape[1]:
+        raise ValueError(f"names has {len(names)} entries for {params.shape[1]} parameters")
     reps, label = group_runs(objective, params, tol)
     out = pd.DataFrame(params[reps], columns=names)
     out.insert(0, objective_name, objective[reps])
@@ -535,7 +546,8 @@ def _check_fit_options(method, optimizer, n_starts, seed, max_iter, tol, prior):
     check_choice("method", method, ("ml", "map")); check_choice("optimizer", optimizer, ("multistart", "annealing"))
     check_int("n_starts", n_starts); check_int("max_iter", max_iter); check_number("tol", tol, low=0); as_rng(seed)
     try: a, b = (check_number("prior", float(v), low=0, low_open=True) for v in prior)
-    except (TypeError, ValueError): raise ValueError(f"prior must be Beta parameters (a, b) > 0, got {prior!r}") from None
+    except (TypeError, ValueError):
+        raise ValueError(f"prior must be Beta parameters (a, b) > 0, got {prior!r}") from None
     return a, b
 
 # %% ../nbs/30_model_a.ipynb #518443a8
@@ -586,7 +598,8 @@ def fit_theta(
     incomplete: str = "error",  # items without exactly 3 annotations: 'error' or 'drop'
     **kwargs,  # input options of `as_judgments` when `data` is a long table or a CSV path
 ) -> pd.DataFrame:
-    "Low-level: ML or MAP estimates of θ from `n_starts` starts; one row per distinct optimum (Table 10's layout), best first."
+    ("Low-level: ML or MAP estimates of θ from `n_starts` starts; one row per distinct optimum (Table 10's "
+     "layout), best first.")
     _check_fit_options(method, optimizer, n_starts, seed, max_iter, tol, prior)
     prep = prepare(data, omega, alpha, per_annotator_omega, missing, labels, incomplete, **kwargs)
     return _fit_prepared(prep, method, optimizer, n_starts, seed, progress, max_iter, tol, prior)
@@ -720,7 +733,8 @@ class ModelA:
         self.per_annotator_omega = bool(per_annotator_omega)
 
     def __repr__(self):
-        return f"ModelA(method={self.method!r}, optimizer={self.optimizer!r}, n_starts={self.n_starts}, seed={self.seed!r})"
+        return (f"ModelA(method={self.method!r}, optimizer={self.optimizer!r}, "
+                f"n_starts={self.n_starts}, seed={self.seed!r})")
 
 # %% ../nbs/30_model_a.ipynb #707ab428
 @patch
@@ -734,7 +748,9 @@ def fit(self: ModelA,
         raise ValueError(f"model A needs at least two labels; every judgment is {J.labels[0]!r} (declare the label "
                          "set with labels=[...] if other labels were possible)")
     if J.n_workers < 3:
-        raise ValueError(f"model A needs three workers per unit; the judgments have {J.n_workers} worker(s): {list(J.workers)}")
+        raise ValueError(f"model A needs three workers per unit; "
+                         f"the judgments have {J.n_workers} worker(s): {list(J.workers)}")
+
     prep = prepare(J, self.omega, self.alpha, self.per_annotator_omega, incomplete=self.incomplete)
     table = _fit_prepared(prep, self.method, self.optimizer, self.n_starts, self.seed, self.progress,
                           self.max_iter, self.tol, self.prior)
@@ -778,10 +794,12 @@ def cox_binary(
     rho,  # pairwise correlations ρ^{ij}: a symmetric k x k matrix
     rho3=None,  # third-order correlations ρ^{ijk}: a dict {(i, j, k): ρ} (default none)
 ) -> np.ndarray:
-    "Eqs. 21–23: Cox's multivariate binary P(Y = y), a 2 x … x 2 array (index 1 = success), from marginals and pairwise ρ."
+    ("Eqs. 21–23: Cox's multivariate binary P(Y = y), a 2 x … x 2 array (index 1 = success), from marginals and "
+     "pairwise ρ.")
     p = _check_theta(p, name="p")
     k = len(p)
-    if np.any((p <= 0) | (p >= 1)): raise ValueError(f"marginal probabilities p must lie strictly inside (0, 1), got {p.tolist()}")
+    if np.any((p <= 0) | (p >= 1)):
+        raise ValueError(f"marginal probabilities p must lie strictly inside (0, 1), got {p.tolist()}")
     rho = np.asarray(rho, dtype=float)
     if rho.shape != (k, k) or not np.allclose(rho, rho.T): raise ValueError(f"rho must be a symmetric {k} x {k} matrix")
     y = np.array(list(itertools.product([0, 1], repeat=k)), dtype=float)
@@ -791,7 +809,8 @@ def cox_binary(
     for (a, b, c), r in (rho3 or {}).items(): bracket = bracket + r * u[:, a] * u[:, b] * u[:, c]
     P = np.where(y == 1, p, 1 - p).prod(axis=1) * bracket
     if np.any(P < -1e-12):
-        raise ValueError(f"rho gives negative probabilities (min {P.min():.3g}) for y = {y[P < 0][0].astype(int).tolist()}: "
+        raise ValueError(f"rho gives negative probabilities (min {P.min():.3g}) "
+                         f"for y = {y[P < 0][0].astype(int).tolist()}: "
                          "the correlations are outside the admissible range")
     return P.reshape((2,) * k)
 
@@ -803,13 +822,15 @@ def xi(
     "Eq. 24: ξ^{xy}_l of one evaluator with success rates θ^x_l, θ^y_l; a 2 x 2 array [t^x, t^y] with 0 = C, 1 = I."
     tx, ty = (float(_check_theta([t], 1, name)[0]) for t, name in ((theta_x, "theta_x"), (theta_y, "theta_y")))
     if not (0 < tx < 1 and 0 < ty < 1): raise ValueError("xi needs success rates strictly inside (0, 1)")
-    return np.outer([np.sqrt((1 - tx) / tx), -np.sqrt(tx / (1 - tx))], [np.sqrt((1 - ty) / ty), -np.sqrt(ty / (1 - ty))])
+    return np.outer([np.sqrt((1 - tx) / tx), -np.sqrt(tx / (1 - tx))],
+                    [np.sqrt((1 - ty) / ty), -np.sqrt(ty / (1 - ty))])
 
 # %% ../nbs/30_model_a.ipynb #1dbbf367
 def _u_states(theta):
     "u_l(T) of eq. 22 in each of the 8 correctness states of one dimension: 8 x 3."
     th = _check_theta(theta, 3)
-    if np.any((th <= 0) | (th >= 1)): raise ValueError(f"theta must lie strictly inside (0, 1) when rho ≠ 0, got {th.tolist()}")
+    if np.any((th <= 0) | (th >= 1)):
+        raise ValueError(f"theta must lie strictly inside (0, 1) when rho ≠ 0, got {th.tolist()}")
     return (_CORRECT - th) / np.sqrt(th * (1 - th))
 
 # %% ../nbs/30_model_a.ipynb #0b157ffe

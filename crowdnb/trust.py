@@ -16,7 +16,8 @@ from fastcore.meta import delegates
 from scipy import sparse
 
 from .core import as_judgments, check_choice, check_int, check_level, check_number, engine, kernel, progress_bar
-from .agreement import squared_distances, judgments_of, alpha_scale, single_label, UndefinedAgreement   # one definition of alpha's parts
+# one definition of alpha's parts
+from .agreement import squared_distances, judgments_of, alpha_scale, single_label, UndefinedAgreement
 
 # %% auto #0
 __all__ = ['MAX_WORKERS', 'reliability_data', 'subset_codes', 'code_masks', 'subset_alphas', 'algorithm1_coefs',
@@ -37,7 +38,8 @@ def reliability_data(
     level: str = "nominal",  # level of measurement: 'nominal', 'ordinal' (scale = label order), 'interval' or 'ratio'
     **kwargs,
 ) -> pd.DataFrame:
-    "Workers x units table of the judged values (NaN where a worker did not judge a unit): Krippendorff's reliability data."
+    ("Workers x units table of the judged values (NaN where a worker did not judge a unit): Krippendorff's "
+     "reliability data.")
     check_level(level)
     j = single_label(judgments_of(data, kwargs, "reliability_data"), "reliability_data")
     return _values_table(j, level, "reliability_data")
@@ -53,7 +55,8 @@ def _one_hot(x, level):
 
 # %% ../nbs/21_trust.ipynb #fee06fb0
 def _coincidences(C, m) -> tuple[np.ndarray, np.ndarray]:
-    "Coincidence matrices O (B, V, V) and pairable value totals n (B, V) of B subsets' counts C (B, U, V), ratings m (B, U)."
+    ("Coincidence matrices O (B, V, V) and pairable value totals n (B, V) of B subsets' counts C (B, U, V), "
+     "ratings m (B, U).")
     pair = m >= 2
     w = np.where(pair, 1 / np.where(pair, m - 1, 1), 0.0)
     O = np.matmul(C.transpose(0, 2, 1) * w[:, None, :], C)          # coincidences (their diagonal is not used)
@@ -100,7 +103,9 @@ def code_masks(
     return ((np.asarray(codes, np.int64)[:, None] >> np.arange(k)) & 1).astype(float)
 
 # %% ../nbs/21_trust.ipynb #a2aff7eb
-MAX_WORKERS = 20   # the default limit: 2^20 subsets take 1.3-2.3 s with numba, 2.5-4 s without (interval; ordinal 2.7 s with numba, ~15 s without) and ~60-90 MiB
+# the default limit: 2^20 subsets take 1.3-2.3 s with numba, 2.5-4 s without
+# (interval; ordinal 2.7 s with numba, ~15 s without) and ~60-90 MiB
+MAX_WORKERS = 20
 
 # %% ../nbs/21_trust.ipynb #bf2e0a12
 def _check_workers(k: int, max_workers: int):
@@ -122,8 +127,7 @@ def _blas_one_thread():
 # %% ../nbs/21_trust.ipynb #b9a13c7e
 def _split_alphas(X, D, chunk_mb=1.0, progress=None):
     "Alpha of every subset (index = bit code) of the one-hot ratings X (k, U, V), for a fixed distance matrix D."
-    k, U, V = X.shape
-    R = X.sum(2)
+    (k, U, V), R = X.shape, X.sum(2)
     L = min(k - 1, 8); H = k - L                                        # subset = low workers l + high workers h
     ML, MH = code_masks(np.arange(2**L), L), code_masks(np.arange(2**H), H)
     CL = (ML @ X[:L].reshape(L, U * V)).reshape(-1, U, V)
@@ -144,7 +148,8 @@ def _split_alphas(X, D, chunk_mb=1.0, progress=None):
         q *= 2; q += qLu; q += qH[h].T[:, None, :]
         do = np.einsum("ulh,ulh->lh", winv[mLu + mH[h].T.astype(np.int64)[:, None, :]], q)
         single = (AL @ (mH[h] == 0).astype(float).T).reshape(V, -1, nb)
-        single += (zL0 @ ((mH[h] == 1)[:, :, None] * CH[h]).transpose(1, 2, 0).reshape(U, V * nb)).reshape(-1, V, nb).transpose(1, 0, 2)
+        hi1 = ((mH[h] == 1)[:, :, None] * CH[h]).transpose(1, 2, 0).reshape(U, V * nb)
+        single += (zL0 @ hi1).reshape(-1, V, nb).transpose(1, 0, 2)
         n = NL.T[:, :, None] + NH[h].T[:, None, :] - single             # (V, 2^L, nb) pairable values
         de, ntot = np.einsum("vlh,vw,wlh->lh", n, D, n), n.sum(0)
         ok = (ntot >= 2) & (de > 0)
@@ -157,7 +162,8 @@ def _side(
     X,  # (w, U, V) one-hot ratings of those workers
     D,  # (V, V) squared distances
 ) -> tuple:
-    "Per-unit counts C, C δ², q = C^T δ² C, ratings m, the value of a unit rated once (else -1) and value totals N of each subset."
+    ("Per-unit counts C, C δ², q = C^T δ² C, ratings m, the value of a unit rated once (else -1) and value totals "
+     "N of each subset.")
     C = (M @ X.reshape(len(X), -1)).reshape(len(M), *X.shape[1:])
     CD, m = C @ D, C.sum(2).round().astype(np.int64)
     return C, CD, np.einsum("buv,buv->bu", CD, C), m, np.where(m == 1, C.argmax(2), -1), C.sum(1)
@@ -246,7 +252,8 @@ def _ordinal_kernel(
 
 # %% ../nbs/21_trust.ipynb #3cb42fba
 def _split_numba(X, D, chunk_mb=1.0, progress=None, ordinal=False):
-    "`_split_alphas` by `_split_kernel` (or `_ordinal_kernel`): alpha of every subset (index = bit code), chunks of high subsets on threads."
+    ("`_split_alphas` by `_split_kernel` (or `_ordinal_kernel`): alpha of every subset (index = bit code), chunks "
+     "of high subsets on threads.")
     import numba
     from concurrent.futures import ThreadPoolExecutor
     k, U, V = X.shape
@@ -365,8 +372,9 @@ def _worker_totals(codes: np.ndarray, weights: np.ndarray, ok: np.ndarray, k: in
 def _trust_table(total: np.ndarray, used: np.ndarray, names: pd.Index, threshold: float) -> pd.DataFrame:
     "The per-worker result of `trust_coefficients` from the totals, or an error if no total is positive."
     top = total.max()
-    if top <= 0: raise UndefinedAgreement(f"no worker has a positive total (largest {top:g}): every defined subset alpha "
-                                          "is <= 0, so the normalisation by the maximum is meaningless")
+    if top <= 0:
+        raise UndefinedAgreement(f"no worker has a positive total (largest {top:g}): every defined subset alpha "
+                                 "is <= 0, so the normalisation by the maximum is meaningless")
     return pd.DataFrame({"coefficient": total / top, "outlier": total / top <= threshold, "total": total,
                          "subsets": used.astype(int)}, index=names)
 
@@ -382,7 +390,8 @@ def trust_coefficients(
     progress=None,  # progress bar: None = on a terminal or in live Jupyter, for more than 200,000 subsets
     **kwargs,
 ) -> pd.DataFrame:
-    "Algorithm 1 of seed 004: each worker's normalised trust coefficient and the outlier flag (coefficient <= `threshold`)."
+    ("Algorithm 1 of seed 004: each worker's normalised trust coefficient and the outlier flag (coefficient <= "
+     "`threshold`).")
     threshold = check_number("threshold", threshold)
     tie_tol = check_number("tie_tol", tie_tol, low=0)
     x = _prepare(data, level, max_workers, chunk_mb, progress, kwargs, "trust_coefficients")
@@ -391,8 +400,10 @@ def trust_coefficients(
     a = _subset_alphas(x.to_numpy(), level, codes, chunk_mb, progress)
     coef = algorithm1_coefs(a, tie_tol)
     ok = np.isfinite(a)
-    if not ok.any(): raise UndefinedAgreement("no subset of workers has a defined alpha (no unit judged by two workers, "
-                                              "or no variation in the labels)")
+    if not ok.any():
+        raise UndefinedAgreement("no subset of workers has a defined alpha (no unit judged by two workers, "
+                                 "or no variation in the labels)")
+
     out = _trust_table(*_worker_totals(codes, coef * a, ok, k, chunk_mb), names, threshold)
     out.attrs.update(level=level, threshold=threshold, tie_tol=tie_tol, n_subsets=len(codes),
                      n_undefined=int((~ok).sum()))
