@@ -59,7 +59,8 @@ def check_single(self: Shard, what: str) -> Shard:
     "The shard, if each judgment holds one label and no (unit, worker) pair repeats; else a ValueError naming both ids."
     if self.multi is not None or self.several is not None:
         u, w = self.multi or self.several
-        raise ValueError(f"{what} needs one label per judgment; the judgment of unit {u!r} by worker {w!r} holds several")
+        raise ValueError(f"{what} needs one label per judgment; the judgment of unit {u!r} by worker {w!r} "
+                         "holds several")
     if self.repeated is not None:
         u, w = self.repeated
         raise ValueError(f"{what} needs one judgment per (unit, worker); unit {u!r} and worker {w!r} repeat"
@@ -173,7 +174,8 @@ def n_threads() -> int:
     "Threads crowdnb uses in this process: `CROWDNB_THREADS` when set, else the number of cores."
     env = os.environ.get("CROWDNB_THREADS", "").strip()
     if env:
-        if not env.isdigit() or int(env) < 1: raise ValueError(f"CROWDNB_THREADS must be a whole number ≥ 1, not {env!r}")
+        if not env.isdigit() or int(env) < 1:
+            raise ValueError(f"CROWDNB_THREADS must be a whole number ≥ 1, not {env!r}")
         return int(env)
     return os.cpu_count() or 1
 
