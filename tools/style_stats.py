@@ -2,7 +2,10 @@
 
 Prints, over `nbs/*.ipynb` (or the notebooks given): the median code cell length, the cells over 30 lines and
 their share of code lines, the longest cell, definitions per export cell, public parameters with docments, and
-the longest markdown cell in words. Usage: python tools/style_stats.py [NB ...] [--per-notebook]
+the longest markdown cell in words; per notebook (`--per-notebook`) the issue's measures: median code cell, share of
+code lines in cells over 30 lines, the longest run of exported cells with no example or test between them,
+`;`-chained assertions and code lines over 120 characters; and the share of the package's top-level definitions
+that are private. Usage: python tools/style_stats.py [NB ...] [--per-notebook]
 """
 from __future__ import annotations
 import ast, json, statistics, sys
@@ -68,9 +71,67 @@ def stats(nbs: list[Path]) -> dict:
                 longest_markdown_words=max(md_words, default=(0, ""))[0], longest_markdown_in=max(md_words, default=(0, ""))[1])
 
 
+def _is_export(src: str) -> bool:
+    return src.lstrip().startswith("#| export") or "\n#| export" in src
+
+
+def _is_check(stmt) -> bool:
+    "Is `stmt` an assertion: `assert ...` or a call to a `test_*` function?"
+    if isinstance(stmt, ast.Assert): return True
+    call = getattr(stmt, "value", None)
+    f = getattr(call, "func", None)
+    return isinstance(f, ast.Name) and f.id.startswith("test")
+
+
+def _chained(tree) -> int:
+    "Lines holding two or more statements of which one is an assertion (`a; test_eq(...)`)."
+    n = 0
+    for node in ast.walk(tree):
+        for body in (getattr(node, "body", None), getattr(node, "orelse", None)):
+            if not isinstance(body, list): continue
+            by_line = {}
+            for st in body: by_line.setdefault(st.lineno, []).append(st)
+            n += sum(1 for sts in by_line.values() if len(sts) > 1 and any(map(_is_check, sts)))
+    return n
+
+
+def rhythm(nb: Path) -> dict:
+    "The issue's per-notebook measures of one notebook."
+    lens, run, longest, chained, long_lines = [], 0, 0, 0, 0
+    for kind, src in _cells(nb):
+        if kind != "code": continue
+        lines = _code_lines(src)
+        if not lines: continue
+        lens.append(len(lines))
+        long_lines += sum(len(l) > 120 for l in lines)
+        if _is_export(src): run += 1; longest = max(longest, run)
+        else: run = 0
+        try: chained += _chained(ast.parse(src))
+        except SyntaxError: pass
+    total = sum(lens)
+    return dict(median=statistics.median(lens) if lens else 0,
+                over30=round(sum(n for n in lens if n > 30) / total, 3) if total else 0,
+                run=longest, chained=chained, long_lines=long_lines)
+
+
+def private_share(pkg: Path = ROOT / "crowdnb") -> tuple[int, int]:
+    "(private, all) top-level functions and classes in the package's modules."
+    defs = [d.name for f in sorted(pkg.glob("*.py")) if f.name != "_modidx.py" for d in _defs(ast.parse(f.read_text()))]
+    return sum(n.startswith("_") for n in defs), len(defs)
+
+
+GOALS = dict(median=5, over30=0.06, run=6, chained=0, long_lines=0)
+
+
 if __name__ == "__main__":
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     nbs = [Path(a) for a in args] or sorted((ROOT / "nbs").glob("*.ipynb"))
     if "--per-notebook" in sys.argv:
-        for nb in nbs: print(nb.name, stats([nb]))
+        print(f"{'notebook':28s}" + "".join(f"{k:>11s}" for k in GOALS))
+        for nb in nbs:
+            r = rhythm(nb)
+            print(f"{nb.name:28s}" + "".join(f"{str(v) + ('*' if v > GOALS[k] else ''):>11s}" for k, v in r.items()))
+        print(f"{'goal (* = missed)':28s}" + "".join(f"{v:>11}" for v in GOALS.values()))
+        priv, alldefs = private_share()
+        print(f"private top-level definitions: {priv}/{alldefs} = {priv / alldefs:.0%} (goal <= 40%)")
     for k, v in stats(nbs).items(): print(f"{k:40s} {v}")
