@@ -25,10 +25,10 @@ from .engine import Shard, ShardJudgments, Threads, split_units
 # %% auto #0
 __all__ = ['TINY', 'DENSE_TRIPLES', 'wcos', 'CrowdIndex', 'pair_wcos', 'sent_vec', 'sqs', 'wsa', 'wwa', 'wqs', 'p_given',
            'pair_slots', 'split_keys', 'rqs_triples', 'triple_sums', 'rqs_from_triples', 'rqs', 'srs', 'FixedPoint',
-           'step_sums', 'CrowdState', 'crowd_counts', 'crowd_start', 'crowd_summary', 'crowd_keys', 'crowd_place',
-           'crowd_step', 'crowd_update', 'crowd_fixed_point', 'fixed_point', 'CrowdTruthResult', 'crowd_cells',
-           'crowd_uas', 'check_pairs', 'check_units', 'crowd_units', 'crowd_tables', 'crowd_result', 'crowd_release',
-           'run', 'tutorial_run', 'tutorial_stored']
+           'step_sums', 'worker_sums', 'CrowdState', 'crowd_counts', 'crowd_start', 'crowd_summary', 'crowd_keys',
+           'crowd_place', 'crowd_step', 'crowd_update', 'crowd_fixed_point', 'fixed_point', 'CrowdTruthResult',
+           'crowd_cells', 'crowd_uas', 'check_pairs', 'check_units', 'crowd_units', 'crowd_tables', 'crowd_result',
+           'crowd_release', 'run', 'tutorial_run', 'tutorial_stored']
 
 # %% ../nbs/10_crowdtruth.ipynb #3ea8d733
 TINY = 1e-8  # the reference package's SMALL_NUMBER_CONST: its floor for denominators and for RQS
@@ -522,8 +522,14 @@ class FixedPoint:
 
 # %% ../nbs/10_crowdtruth.ipynb #142da7dd
 @kernel
-def _unit_sums(ustart, indptr, lab, val, worker, wqs, rqs, weighted, clamp, V, B, U, seen, inv, num_s, den_s, num_p, den_p, cos):
-    "Low-level (numba): unit by unit, the pair sums of SQS and WWA (`_agreement_sums`) and each judgment's WSA cosine (`_wsa_cos`), from the answer vectors (CSR `indptr`, `lab`, `val`); V, B, U, seen: zeros, one per annotation; inv: room for one number per judgment."
+def _unit_sums(ustart, indptr, lab, val, worker, wqs, rqs, weighted, clamp, V, B, U, seen, inv, u, num_s, den_s,
+               num_p, den_p, cos, by_worker):
+    """Low-level (numba): unit by unit, the pair sums of SQS and WWA (`_agreement_sums`) and each judgment's WSA
+    cosine (`_wsa_cos`), from the answer vectors (CSR `indptr`, `lab`, `val`). V, B, U, seen: zeros, one per
+    annotation; inv: room for one number per judgment. With rows in `by_worker` (W x 4), the per-judgment terms are
+    added per worker, weighted by their unit's `u` (WWA's and WSA's numerators and denominators), instead of being
+    written to num_p, den_p, cos."""
+    per_worker = len(by_worker) > 0
     for s in range(len(ustart) - 1):
         p0, p1, tot_w, uu, pairs, pairs_w = ustart[s], ustart[s + 1], 0.0, 0.0, 0.0, 0.0
         for p in range(p0, p1):                                 # pass 1: cell sums, running pair sums
@@ -540,28 +546,57 @@ def _unit_sums(ustart, indptr, lab, val, worker, wqs, rqs, weighted, clamp, V, B
             if not seen[lab[e]]: uu += rqs[lab[e]] * U[lab[e]] ** 2; seen[lab[e]] = True
         for p in range(p0, p1):                                 # pass 2: per judgment
             wp, top, xx, xr, rr = wqs[worker[p]], 0.0, 0.0, 0.0, uu
-            den_p[p] = tot_w - wp
             for e in range(indptr[p], indptr[p + 1]):
                 r, a = lab[e], rqs[lab[e]]
                 n, x = val[e] * inv[p], (wp if weighted else 1.0) * val[e]
                 top += a * n * (V[r] - wp * n)
                 xx += a * x * x; xr += a * x * (U[r] - x); rr += a * (U[r] - x) ** 2 - a * U[r] ** 2
-            num_p[p] = top
             root = np.sqrt(xx * max(rr, 0.0))
-            if clamp > 0: cos[p] = clamp if root < clamp else xr / root
-            else: cos[p] = xr / root if root > 0 else 0.0
+            if clamp > 0: c = clamp if root < clamp else xr / root
+            else: c = xr / root if root > 0 else 0.0
+            if per_worker:
+                k, su = worker[p], u[s]
+                by_worker[k, 0] += top * su; by_worker[k, 1] += (tot_w - wp) * su
+                by_worker[k, 2] += c * su; by_worker[k, 3] += su
+            else: num_p[p], den_p[p], cos[p] = top, tot_w - wp, c
         for e in range(indptr[p0], indptr[p1]): V[lab[e]] = 0.0; B[lab[e]] = 0.0; U[lab[e]] = 0.0; seen[lab[e]] = False
 
 # %% ../nbs/10_crowdtruth.ipynb #df980ce3
 def step_sums(ix: CrowdIndex, w, a, weighted: bool, clamp: float) -> tuple:
     "One iteration's sums: per unit the SQS numerator and denominator, per judgment the WWA ones and the WSA cosine (numba kernel or numpy)."
     if engine() != "numba": return *_agreement_sums(ix, w, a), _wsa_cos(ix, a, w if weighted else None, clamp)
-    V, L, npos = ix.V, ix.n_labels, len(ix.unit)
-    ustart = np.zeros(ix.n_units + 1, np.int64); np.cumsum(ix.n_per_unit, out=ustart[1:])
+    npos = len(ix.unit)
     out = np.zeros(ix.n_units), np.zeros(ix.n_units), np.zeros(npos), np.zeros(npos), np.zeros(npos)
-    _unit_sums(ustart, V.indptr, V.indices, ix.e_val, ix.worker, np.asarray(w, float), np.asarray(a, float),
-               bool(weighted), float(clamp), np.zeros(L), np.zeros(L), np.zeros(L), np.zeros(L, np.bool_), np.empty(npos), *out)
+    _kernel_sums(ix, w, a, weighted, clamp, np.zeros(0), *out, np.zeros((0, 4)))
     return out
+
+def _kernel_sums(ix, w, a, weighted, clamp, u, *out):
+    "`_unit_sums` on a `CrowdIndex`, its scratch arrays made here."
+    L, ustart = ix.n_labels, np.zeros(ix.n_units + 1, np.int64)
+    np.cumsum(ix.n_per_unit, out=ustart[1:])
+    _unit_sums(ustart, ix.V.indptr, ix.V.indices, ix.e_val, ix.worker, np.asarray(w, float), np.asarray(a, float),
+               bool(weighted), float(clamp), np.zeros(L), np.zeros(L), np.zeros(L), np.zeros(L, np.bool_),
+               np.empty(len(ix.unit)), np.asarray(u, float), *out)
+
+# %% ../nbs/10_crowdtruth.ipynb #99373602
+def worker_sums(
+    ix: CrowdIndex,  # the units' index
+    w,  # WQS per worker
+    a,  # RQS per annotation
+    u,  # SQS per unit of `ix`: the weights
+    weighted: bool,  # WQS-weighted unit vectors (CrowdTruth 2.0)
+    clamp: float,  # the floor of denominators
+) -> tuple:
+    "Per unit the SQS numerator and denominator, and per worker (W x 4) the WWA and WSA sums weighted by `u`."
+    W = len(w)
+    if engine() == "numba":
+        out = np.zeros(ix.n_units), np.zeros(ix.n_units), np.zeros(0), np.zeros(0), np.zeros(0), np.zeros((W, 4))
+        _kernel_sums(ix, w, a, weighted, clamp, u, *out)
+        return out[0], out[1], out[5]
+    num_s, den_s, num_p, den_p, cos = step_sums(ix, w, a, weighted, clamp)
+    su = np.asarray(u, float)[ix.unit]
+    return num_s, den_s, np.stack([np.bincount(ix.worker, v, minlength=W) for v in (num_p * su, den_p * su,
+                                                                                   cos * su, su)], axis=1)
 
 # %% ../nbs/10_crowdtruth.ipynb #2ab8a6a7
 @dataclass
@@ -633,11 +668,10 @@ def crowd_step(
     "One Jacobi iteration on a shard: its units' new SQS (kept in the state) and its sums for WSA, WWA and RQS."
     W, clamp, ix = len(w), cfg["clamp"], st.ix
     if ix is None: return replace(st, u_first=st.u), _zero_sums(W, n_triples, cfg["closed"])
-    num_s, den_s, num_p, den_p, cos = step_sums(ix, w, a, cfg["weighted"], clamp)
-    u_new, su = _div(num_s, den_s, clamp), st.u[ix.unit]
-    per_worker = lambda v: np.bincount(ix.worker, v, minlength=W)
-    sums = dict(wwa_num=per_worker(num_p * su), wwa_den=per_worker(den_p * su), wsa_num=per_worker(cos * su),
-                wsa_den=per_worker(su), max_du=float(np.abs(u_new - st.u)[ix.n_per_unit > 0].max(initial=0.0)))
+    num_s, den_s, t = worker_sums(ix, w, a, st.u, cfg["weighted"], clamp)
+    u_new = _div(num_s, den_s, clamp)
+    sums = dict(wwa_num=t[:, 0], wwa_den=t[:, 1], wsa_num=t[:, 2], wsa_den=t[:, 3],
+                max_du=float(np.abs(u_new - st.u)[ix.n_per_unit > 0].max(initial=0.0)))
     if cfg["closed"]: sums["rqs"] = _placed(*triple_sums(ix, st.u), st.place, n_triples)
     return replace(st, u=u_new, u_first=u_new if st.u_first is None else st.u_first), sums
 

@@ -581,17 +581,16 @@ def _sweep(classes,  # a tuple of M zeros: its length, the number of classes, is
            acc,  # out, zeros (S, M + 2): Σ count·posterior (eq. 48), log L, impossible flag
            post):  # out: posteriors (P, S, M), or (0, S, M) to skip them
     S, M = gam.shape[0], len(classes)                     # M known when compiling: loops over classes unrolled
-    sc = np.zeros(M)
+    sc, prod = np.zeros(M), np.ones(S)                     # prod: the likelihoods of patterns not yet logged
     for i in range(len(counts)):
         a, b = indptr[i], indptr[i + 1]
         for s in range(S):
-            for c in range(M): sc[c] = gam[s, c]          # eq. 33, in linear space: no exp, one log per pattern
+            for c in range(M): sc[c] = gam[s, c]          # eq. 33, in linear space: no exp
             for k in range(a, b):
                 r = (indices[k] * S + s) * M
                 for c in range(M): sc[c] *= tab[r + c]
             tot = 0.0
             for c in range(M): tot += sc[c]
-            norm = np.log(tot)
             if not tot > 1e-280:                           # underflow or an impossible pattern: log space
                 mx = -np.inf
                 for c in range(M):
@@ -602,7 +601,11 @@ def _sweep(classes,  # a tuple of M zeros: its length, the number of classes, is
                 for c in range(M): sc[c] = np.exp(sc[c] - mx); tot += sc[c]
                 norm = np.log(tot) + mx
                 if norm < -1e250: acc[s, M + 1] = 1.0
-            acc[s, M] += counts[i] * norm                  # eq. 40
+                acc[s, M] += counts[i] * norm              # eq. 40
+            elif counts[i] == 1.0 and tot > 1e-100:        # eq. 40: one log per ~20 patterns, not one each
+                prod[s] *= tot
+                if prod[s] < 1e-200: acc[s, M] += np.log(prod[s]); prod[s] = 1.0
+            else: acc[s, M] += counts[i] * np.log(tot)
             f = counts[i] / tot
             for c in range(M):
                 if len(post): post[i, s, c] = sc[c] / tot  # eq. 37
@@ -610,6 +613,7 @@ def _sweep(classes,  # a tuple of M zeros: its length, the number of classes, is
             for k in range(a, b):                          # eq. 50's numerators: scatter
                 r = (indices[k] * S + s) * M
                 for c in range(M): N[r + c] += sc[c]
+    for s in range(S): acc[s, M] += np.log(prod[s])
 
 # %% ../nbs/31_model_b.ipynb #12a3bf6a
 def _sweep_rows(p):
