@@ -17,10 +17,11 @@ from .core import (Judgments, check_choice, check_int, FORMATS, DEFAULTS, role_c
 from .engine import Shard, add_stats, split_units
 
 # %% auto #0
-__all__ = ['tree_sum', 'empty_shard', 'DaskJudgments', 'judgments', 'DaskExecutor', 'first', 'second', 'head']
+__all__ = ['tree_sum', 'empty_shard', 'DaskJudgments', 'dask_frame', 'judgments', 'DaskExecutor', 'first', 'second', 'head']
 
 # %% ../nbs/02_dask.ipynb #e48c53e2
-try:                          # an optional extra: crowdnb works without dask, and these functions then say what to install
+# an optional extra: crowdnb works without dask, and these functions then say what to install
+try:
     import dask
     from dask import delayed
 except ImportError:
@@ -30,7 +31,8 @@ except ImportError:
 def _need_dask():
     "An ImportError naming the optional extra when dask is not installed."
     if dask is None:
-        raise ImportError("crowdnb.dask needs dask: pip install 'crowdnb[dask]' (dask[dataframe], distributed, pyarrow)")
+        raise ImportError("crowdnb.dask needs dask: pip install 'crowdnb[dask]' "
+                          "(dask[dataframe], distributed, pyarrow)")
 
 # %% ../nbs/02_dask.ipynb #fce2e975
 def tree_sum(
@@ -46,16 +48,29 @@ def tree_sum(
 
 # %% ../nbs/02_dask.ipynb #933baa84
 def _client():
-    "The active `distributed.Client`, or None: no client, or a local scheduler chosen with `dask.config.set(scheduler=...)`."
+    "The active `distributed.Client`, or None: no client, or a local scheduler chosen with `dask.config.set`."
     if dask.config.get("scheduler", None) not in (None, "dask.distributed", "distributed"): return None
     try: from distributed import default_client
     except ImportError: return None
     try: return default_client()
     except ValueError: return None
 
+# %% ../nbs/02_dask.ipynb #7cccb18b
+def _dask_columns(data, given: dict) -> dict:
+    "The column of each role in a dask DataFrame (as `as_judgments` finds it); a repeated or missing one: an error."
+    cols = list(data.columns)
+    dup = sorted({c for c in cols if cols.count(c) > 1})
+    if dup: raise ValueError(f"the dask DataFrame repeats the column name(s) {dup}; every column needs its own name")
+    spec = role_columns(data._meta, given | dict(delimiter=","))
+    missing = [f"{k}={v!r}" for k, v in spec.items() if v is not None and v not in cols]
+    if missing:
+        raise ValueError(f"the dask DataFrame lacks the column(s) {', '.join(missing)}; "
+                         f"its columns are {list(map(str, cols))}")
+    return spec
+
 # %% ../nbs/02_dask.ipynb #a500414f
 def _scan(df, i: int, spec: dict, opts: dict) -> dict:
-    "Pass 1 over one input partition (no shuffle): validate it as `as_judgments` does; its workers, labels and row count."
+    "Pass 1 over input partition `i` (no shuffle): validated as `as_judgments` does; its workers, labels and rows."
     if len(df) == 0: return dict(workers=[], labels=[], rows=0)
     try:
         frame, labs = canonical_frame(df, **spec, **opts, source=f"partition {i} of the judgments")
@@ -77,13 +92,34 @@ def _merge_scans(*scans) -> dict:
     return dict(workers=list(pd.unique(pd.Series(w, dtype=object))) if w else [], labels=lab,
                 rows=sum(s["rows"] for s in scans))
 
+# %% ../nbs/02_dask.ipynb #9799be92
+def _agree_codes(data, spec: dict, opts: dict) -> tuple[pd.Index, pd.Index, int]:
+    "Pass 1: every partition validated where it is; (workers, sorted; the label set; the rows) agreed from the scans."
+    scans = [delayed(_scan, pure=True)(d, i, spec, opts) for i, d in enumerate(data.to_delayed())]
+    s = dask.compute(tree_sum(scans, _merge_scans))[0]
+    if s["rows"] == 0:
+        raise ValueError(f"label column {spec['label']!r}: every answer is empty"
+                         if opts["empty"] == "drop" and len(data.columns)
+                         else "judgments are empty: the dask DataFrame has no rows")
+    labels = opts["labels"]
+    if labels is None: lab = pd.Index(sorted(s["labels"]))
+    else: lab = pd.Index(list(labels) + [x for x in s["labels"] if x not in set(labels)])   # + empty='label''s token
+    return pd.Index(s["workers"], name="worker").sort_values(), lab.rename("label"), int(s["rows"])
+
 # %% ../nbs/02_dask.ipynb #6b68af3e
 def _unit_key(df, col: str) -> pd.Series:
-    "The canonical unit ids of a partition (integers, or stripped strings as `as_judgments` reads them): the shuffle key."
+    "The canonical unit ids of a partition (integers, or stripped strings as `as_judgments` reads them)."
     s = df[col]
     if pd.api.types.is_float_dtype(s.dtype): return s.astype("int64")
     if pd.api.types.is_integer_dtype(s.dtype) and not isinstance(s.dtype, pd.api.extensions.ExtensionDtype): return s
     return s.astype(str).str.strip()
+
+# %% ../nbs/02_dask.ipynb #97bd7105
+def _shuffle_by_unit(data, u: str, npartitions: int | None):
+    "The dask DataFrame shuffled (lazily) on its canonical unit ids in column `u`: every unit in one partition."
+    keyed = data.assign(**{u: data.map_partitions(_unit_key, u, meta=(u, _unit_key(data._meta, u).dtype))})
+    method = None if _client() is not None else (dask.config.get("dataframe.shuffle.method", None) or "tasks")
+    return keyed.shuffle(on=u, npartitions=npartitions or data.npartitions, shuffle_method=method)
 
 # %% ../nbs/02_dask.ipynb #c361d3fd
 def empty_shard() -> Shard:
@@ -93,30 +129,28 @@ def empty_shard() -> Shard:
 
 # %% ../nbs/02_dask.ipynb #5d9eee6c
 def _encode(df, spec: dict, opts: dict, workers: pd.Index, labels: pd.Index, closed: bool) -> Shard:
-    "Validate one shuffled partition (all of its units' judgments) as `as_judgments` does, and encode it as a `Shard`."
+    "One shuffled partition (all of its units' judgments) validated as `as_judgments` does, encoded as a `Shard`."
     if len(df) == 0: return empty_shard()
     try:
         frame, _ = canonical_frame(df, **spec, **opts, source="a partition of the judgments")
     except ValueError as e:
         if "every answer is empty" in str(e): return empty_shard()
-        if str(e).startswith("duplicate judgments"):      # row positions mean nothing after a shuffle: name the ids
-            key = [c for c in (spec["unit"], spec["worker"], spec["dimension"]) if c is not None]
-            d = df[df.duplicated(key, keep=False)].iloc[0]
-            raise ValueError(f"duplicate judgments (same {'/'.join(key)}), e.g. "
-                             + ", ".join(f"{k}={d[k]!r}" for k in key)
-                             + "; pass duplicates='last' or duplicates='count'") from None
-        raise
+        if not str(e).startswith("duplicate judgments"): raise
+        key = [c for c in (spec["unit"], spec["worker"], spec["dimension"]) if c is not None]
+        d = df[df.duplicated(key, keep=False)].iloc[0]              # row positions mean nothing after a shuffle
+        raise ValueError(f"duplicate judgments (same {'/'.join(key)}), e.g. " + ", ".join(f"{k}={d[k]!r}" for k in key)
+                         + "; pass duplicates='last' or duplicates='count'") from None
     return split_units(Judgments(frame, labels, closed=closed), 1, workers)[0]
 
 # %% ../nbs/02_dask.ipynb #73d61b7e
 @dataclass(eq=False)
 class DaskJudgments:
-    "Judgments in a dask DataFrame: the agreed worker and label codes, and the frame shuffled so that each unit lives in one partition."
+    "Judgments in a dask DataFrame: the agreed worker and label codes, and the frame shuffled by unit."
     frame: object                # dask DataFrame of the judgment columns, shuffled on the unit (lazy)
     workers: pd.Index            # every worker, sorted: the codes every partition uses
     labels: pd.Index             # the label set, in code order
-    closed: bool                 # True when the label set was declared
     n_rows: int                  # rows of the input (before dropping empty answers or merging duplicates)
+    closed: bool                 # True when the label set was declared
     spec: dict = field(repr=False)   # the column of each role
     opts: dict = field(repr=False)   # the validation options (sep, labels, empty, none_token, duplicates)
 
@@ -151,6 +185,7 @@ def shards(self: DaskJudgments) -> list:
     args = (self.spec, self.opts, self.workers, self.labels, self.closed)
     return [delayed(_encode, pure=True)(d, *args) for d in self.frame.to_delayed()]
 
+# %% ../nbs/02_dask.ipynb #ed696c22
 @patch
 def executor(self: DaskJudgments) -> "DaskExecutor":
     "The executor of these judgments: the active `distributed.Client`, else dask's local scheduler."
@@ -159,41 +194,32 @@ def executor(self: DaskJudgments) -> "DaskExecutor":
 # %% ../nbs/02_dask.ipynb #9e404898
 @patch
 def persist(self: DaskJudgments) -> "DaskJudgments":
-    "The same judgments with the shuffled frame persisted in the cluster's memory: later analyses skip the read and the shuffle."
+    "The same judgments, the shuffled frame persisted in the cluster's memory: analyses skip the read and the shuffle."
     return replace(self, frame=self.frame.persist())
 
-# %% ../nbs/02_dask.ipynb #7cccb18b
-def _dask_columns(data, given: dict) -> dict:
-    "The column of each role in a dask DataFrame (as `as_judgments` finds it), its columns checked: none repeated, none missing."
-    cols = list(data.columns)
-    dup = sorted({c for c in cols if cols.count(c) > 1})
-    if dup: raise ValueError(f"the dask DataFrame repeats the column name(s) {dup}; every column needs its own name")
-    spec = role_columns(data._meta, given | dict(delimiter=","))
-    missing = [f"{k}={v!r}" for k, v in spec.items() if v is not None and v not in cols]
-    if missing: raise ValueError(f"the dask DataFrame lacks the column(s) {', '.join(missing)}; its columns are {list(map(str, cols))}")
-    return spec
+# %% ../nbs/02_dask.ipynb #b9c13fea
+def _passed_through(dj: DaskJudgments, given: dict) -> DaskJudgments:
+    "`dj` itself, when no option in `given` differs from its default (options apply to a dask DataFrame only)."
+    other = [f"{k}={v!r}" for k, v in given.items() if v != DEFAULTS[k]]
+    if other:
+        raise TypeError(f"{', '.join(other)} applies to a dask DataFrame, not to DaskJudgments that are already "
+                        "validated")
+    return dj
 
-# %% ../nbs/02_dask.ipynb #9799be92
-def _agree_codes(data, spec: dict, opts: dict) -> tuple[pd.Index, pd.Index, int]:
-    "Pass 1: every partition validated where it is; (workers, sorted; the label set; the rows) agreed from the scans."
-    scans = [delayed(_scan, pure=True)(d, i, spec, opts) for i, d in enumerate(data.to_delayed())]
-    s = dask.compute(tree_sum(scans, _merge_scans))[0]
-    if s["rows"] == 0:
-        raise ValueError(f"label column {spec['label']!r}: every answer is empty" if opts["empty"] == "drop" and len(data.columns)
-                         else "judgments are empty: the dask DataFrame has no rows")
-    workers = pd.Index(s["workers"]).sort_values(); workers.name = "worker"
-    labels = opts["labels"]
-    if labels is None: lab = pd.Index(sorted(s["labels"]))
-    else: lab = pd.Index(list(labels) + [x for x in s["labels"] if x not in set(labels)])   # + the none_token of empty='label'
-    lab.name = "label"
-    return workers, lab, int(s["rows"])
+# %% ../nbs/02_dask.ipynb #f084c700
+def dask_frame(data):
+    "`data` when it is a dask DataFrame, else a `TypeError` saying what `judgments` takes (ImportError: no dask)."
+    _need_dask()
+    if not is_dask_frame(data) or not hasattr(data, "to_delayed"):
+        raise TypeError(f"crowdnb.dask.judgments takes a dask DataFrame (one row per judgment), not "
+                        f"{type(data).__name__}; in-memory tables go through crowdnb.core.as_judgments")
+    return data
 
-# %% ../nbs/02_dask.ipynb #97bd7105
-def _shuffle_by_unit(data, u: str, npartitions: int | None):
-    "The dask DataFrame shuffled (lazily) on its canonical unit ids in column `u`: every unit's judgments in one partition."
-    keyed = data.assign(**{u: data.map_partitions(_unit_key, u, meta=(u, _unit_key(data._meta, u).dtype))})
-    method = None if _client() is not None else (dask.config.get("dataframe.shuffle.method", None) or "tasks")
-    return keyed.shuffle(on=u, npartitions=npartitions or data.npartitions, shuffle_method=method)
+def _dask_options(given: dict) -> dict:
+    "The validation options of `given` (sep, labels, empty, none_token, duplicates), the choices checked."
+    for k, ok in (("format", (*FORMATS, "auto")), ("empty", ("error", "drop", "label")),
+                  ("duplicates", ("error", "last", "count"))): check_choice(k, given[k], ok)
+    return {k: given[k] for k in ("sep", "labels", "empty", "none_token", "duplicates")}
 
 # %% ../nbs/02_dask.ipynb #a9a210ce
 def judgments(
@@ -213,29 +239,18 @@ def judgments(
     format: str = "long",  # column convention: 'long', 'crowdkit', 'crowdflower', 'mturk', or 'auto'
     npartitions: int | None = None,  # partitions after the shuffle by unit; None: as many as the input has
 ) -> DaskJudgments:
-    "Judgments from a dask DataFrame: one validating pass agrees the worker and label codes; the frame is shuffled by unit (lazily)."
-    _need_dask()
-    given = dict(unit=unit, worker=worker, label=label, labels=labels, sep=sep, empty=empty, none_token=none_token,
-                 duplicates=duplicates, dimension=dimension, started=started, submitted=submitted, format=format)
-    if isinstance(data, DaskJudgments):
-        other = [f"{k}={v!r}" for k, v in given.items() if v != DEFAULTS[k]]
-        if other: raise TypeError(f"{', '.join(other)} applies to a dask DataFrame, not to DaskJudgments that are already validated")
-        return data
-    if not is_dask_frame(data) or not hasattr(data, "to_delayed"):
-        raise TypeError(f"crowdnb.dask.judgments takes a dask DataFrame (one row per judgment), not {type(data).__name__}; "
-                        "in-memory tables go through crowdnb.core.as_judgments")
-    check_choice("format", format, tuple(FORMATS) + ("auto",))
-    check_choice("empty", empty, ("error", "drop", "label")); check_choice("duplicates", duplicates, ("error", "last", "count"))
-    if npartitions is not None: npartitions = check_int("npartitions", npartitions)
-    spec = _dask_columns(data, given)
-    opts = {k: given[k] for k in ("sep", "labels", "empty", "none_token", "duplicates")}
+    "Judgments from a dask DataFrame: one validating pass agrees the codes; the frame is shuffled by unit (lazily)."
+    given = {k: v for k, v in locals().items() if k in DEFAULTS}               # the front door's options
+    if isinstance(data, DaskJudgments): return _passed_through(data, given)
+    spec, opts = _dask_columns(dask_frame(data), given), _dask_options(given)
+    n = None if npartitions is None else check_int("npartitions", npartitions)
     data = data[list(dict.fromkeys(v for v in spec.values() if v is not None))]
-    workers, lab, rows = _agree_codes(data, spec, opts)
-    return DaskJudgments(_shuffle_by_unit(data, spec["unit"], npartitions), workers, lab, labels is not None, rows, spec, opts)
+    return DaskJudgments(_shuffle_by_unit(data, spec["unit"], n), *_agree_codes(data, spec, opts), labels is not None,
+                         spec, opts)
 
 # %% ../nbs/02_dask.ipynb #43be5bc9
 class DaskExecutor:
-    "Executor: per-shard states as futures on a distributed cluster's workers, or delayed values on dask's local scheduler."
+    "Executor: per-shard states as futures on a distributed cluster's workers, or delayed values on a local scheduler."
     def __init__(self, client=None):  # a `distributed.Client`; None: dask's local scheduler (threads of this process)
         _need_dask()
         self.client = client
@@ -249,8 +264,9 @@ def persist(self: DaskExecutor, items) -> list:
     items = list(items)
     if not items: return []
     if self.client is None: return list(dask.persist(*items))
-    return items if type(items[0]).__name__ == "Future" else self.client.compute(items)
+    return items if _futures(items) else self.client.compute(items)
 
+# %% ../nbs/02_dask.ipynb #0fb5f23e
 @patch
 def local(self: DaskExecutor, states: list) -> None:
     "None: a cluster's states are not held in this process."
@@ -264,10 +280,15 @@ def broadcast(self: DaskExecutor, x):
 # %% ../nbs/02_dask.ipynb #d5f7ad57
 @patch
 def lazy(self: DaskExecutor, fn, states: list, *args) -> list:
-    "fn(state, *args) for every shard's state, not yet computed: futures on the cluster for kept states, else delayed values."
+    "fn(state, *args) for every shard's state, not yet computed: futures on the cluster for kept states, else delayed."
     if self.client is None or not _futures(states): return [delayed(fn, pure=False)(s, *args) for s in states]
     return self.client.map(fn, states, *[[a] * len(states) for a in args], pure=False)
 
+def _futures(items: list) -> bool:
+    "True when the items are futures of a distributed cluster (not yet-to-run delayed values)."
+    return bool(items) and type(items[0]).__name__ == "Future"
+
+# %% ../nbs/02_dask.ipynb #90b73a76
 @patch
 def collect(self: DaskExecutor, items: list, fn=add_stats):
     "The tree reduction of per-shard values by `fn`; only the small result reaches this process."
@@ -276,10 +297,6 @@ def collect(self: DaskExecutor, items: list, fn=add_stats):
     while len(items) > 1:
         items = [self.client.submit(fn, *items[i:i + 8], pure=False) for i in range(0, len(items), 8)]
     return items[0].result()
-
-def _futures(items: list) -> bool:
-    "True when the items are futures of a distributed cluster (not yet-to-run delayed values)."
-    return bool(items) and type(items[0]).__name__ == "Future"
 
 # %% ../nbs/02_dask.ipynb #266b2bd3
 def first(x):
@@ -305,12 +322,14 @@ def sum(self: DaskExecutor, fn, states: list, *args) -> dict:
     "Σ `fn(state, *args)` over the shards (`add_stats`), by a tree reduction."
     return self.collect(self.lazy(fn, states, *args))
 
+# %% ../nbs/02_dask.ipynb #d8b46f00
 @patch
 def step(self: DaskExecutor, fn, states: list, *args) -> tuple[list, dict]:
     "`fn(state, *args)` -> (new state, statistics) for every shard: the new states, kept, and the summed statistics."
     out = self.map(fn, states, *args)
     return self.map(first, out), self.collect(self.lazy(second, out))
 
+# %% ../nbs/02_dask.ipynb #e13863e5
 @patch
 def frame(self: DaskExecutor, fn, states: list, *args):
     "A dask DataFrame of the per-shard tables `fn(state, *args)`, kept on the cluster."
