@@ -8,6 +8,8 @@ Docs: https://crowdnb.github.io/crowdnb/spans.html.md"""
 from __future__ import annotations
 import csv, json, os, re, warnings
 from io import StringIO
+from itertools import chain, repeat
+from operator import getitem, itemgetter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,7 +53,8 @@ def _where(df: pd.DataFrame, rows, line_offset) -> str:
     "The rows at fault, by their origin (file and line/record) when the table has one, else by row (and CSV line)."
     rows = list(rows)
     if "origin" in df.columns:
-        shown = "; ".join(str(df["origin"].iat[r]) for r in rows[:3])
+        o, ln = df["origin"], df["origin_line"] if "origin_line" in df.columns else None
+        shown = "; ".join(str(o.iat[r]) + ("" if ln is None else f" line {ln.iat[r]}") for r in rows[:3])
     else:
         shown = ", ".join(f"{r}" + (f" (line {r + line_offset})" if line_offset else "") for r in rows[:3])
     more = f" and {len(rows) - 3} more" if len(rows) > 3 else ""
@@ -60,15 +63,17 @@ def _where(df: pd.DataFrame, rows, line_offset) -> str:
 # %% ../nbs/12_spans.ipynb #f4bedcd3
 def _offsets(df: pd.DataFrame, col: str, line_offset) -> np.ndarray:
     "A column of character offsets as int64, or a ValueError naming the rows that are not whole numbers."
-    v = pd.to_numeric(df[col], errors="coerce").to_numpy(dtype=float)
+    x = df[col]
+    if isinstance(x.dtype, np.dtype) and x.dtype.kind in "iu": return x.to_numpy(dtype=np.int64)
+    v = pd.to_numeric(x, errors="coerce").to_numpy(dtype=float)
     bad = np.flatnonzero(~np.isfinite(v) | (np.mod(v, 1) != 0))
     if len(bad): raise ValueError(f"column {col!r} must hold whole character offsets; {_where(df, bad, line_offset)} "
-                                  f"hold(s) {df[col].iat[bad[0]]!r}")
+                                  f"hold(s) {x.iat[bad[0]]!r}")
     return v.astype(np.int64)
 
 # %% ../nbs/12_spans.ipynb #3b34b439
 def _doc_table(docs_, texts) -> pd.DataFrame:
-    "One row per document: its text (None when unknown) and its length (-1 when unknown)."
+    "One row per document, those of `docs_` first in their order: its text (None when unknown), its length (-1)."
     t = pd.Series(texts if texts is not None else {}, dtype=object)
     idx = pd.Index(pd.unique(pd.concat([pd.Series(docs_, dtype=object), pd.Series(t.index, dtype=object)])), name="doc")
     text = t.reindex(idx).astype(object).where(lambda s: s.notna(), None)
@@ -76,57 +81,60 @@ def _doc_table(docs_, texts) -> pd.DataFrame:
     return pd.DataFrame({"text": text, "length": length}, index=idx)
 
 # %% ../nbs/12_spans.ipynb #67600895
-def _check_bounds(df, s, e, docs: pd.DataFrame, line_offset):
-    "ValueErrors for a negative start, end <= start and an end past the document's known length."
+def _check_bounds(df, s, e, n: np.ndarray, line_offset):
+    "ValueErrors for a negative start, end <= start and an end past `n`, each span's document length (-1: unknown)."
     bad = np.flatnonzero(s < 0)
     if len(bad): raise ValueError(f"negative start offset {s[bad[0]]} {_where(df, bad, line_offset)}")
     bad = np.flatnonzero(e <= s)
     if len(bad): raise ValueError(f"end <= start ({e[bad[0]]} <= {s[bad[0]]}) {_where(df, bad, line_offset)}: "
                                   "a span needs end > start (end is exclusive)")
-    n = docs["length"].reindex(df["doc"]).to_numpy()
     bad = np.flatnonzero((n >= 0) & (e > n))
     if len(bad): raise ValueError(f"end offset {e[bad[0]]} is past the end of document {df['doc'].iat[bad[0]]!r} "
                                   f"(length {n[bad[0]]}) {_where(df, bad, line_offset)}")
 
 # %% ../nbs/12_spans.ipynb #a79d90c7
-def _span_texts(df, s, e, docs: pd.DataFrame, given, line_offset) -> list:
-    "Each span's text cut from its document (None where unknown), checked against the text the source gives."
-    txt = docs["text"].reindex(df["doc"]).to_numpy()
-    cut = [None if t is None else t[a:b] for t, a, b in zip(txt, s.tolist(), e.tolist())]
-    if given is not None:
-        g = np.asarray(given, dtype=object)
-        bad = [i for i, (c, x) in enumerate(zip(cut, g)) if c is not None and isinstance(x, str) and c != x]
-        if bad: raise ValueError(f"offsets do not match the text {_where(df, bad, line_offset)}: [{s[bad[0]]}, {e[bad[0]]}) "
-                                 f"of document {df['doc'].iat[bad[0]]!r} is {cut[bad[0]]!r}, the source says {g[bad[0]]!r}")
-        cut = [x if c is None and isinstance(x, str) else c for c, x in zip(cut, g)]
-    return cut
+def _span_texts(df, s, e, text: np.ndarray, given, line_offset) -> np.ndarray:
+    "Each span's text cut from `text`, its document's (None where unknown), checked against the text the source gives."
+    known = np.fromiter(map(isinstance, text, repeat(str)), bool, len(text))
+    cut, i = np.full(len(s), None, dtype=object), np.flatnonzero(known)
+    cut[i] = list(map(getitem, text[i].tolist(), map(slice, s[i].tolist(), e[i].tolist())))
+    if given is None: return cut
+    g = np.asarray(given, dtype=object)
+    isstr = np.fromiter(map(isinstance, g, repeat(str)), bool, len(g))
+    bad = np.flatnonzero(known & isstr & (cut != g))
+    if len(bad): raise ValueError(f"offsets do not match the text {_where(df, bad, line_offset)}: [{s[bad[0]]}, {e[bad[0]]}) "
+                                  f"of document {df['doc'].iat[bad[0]]!r} is {cut[bad[0]]!r}, the source says {g[bad[0]]!r}")
+    return np.where(~known & isstr, g, cut)
 
 # %% ../nbs/12_spans.ipynb #3b4f92f4
-def _merge_duplicates(f: pd.DataFrame) -> pd.DataFrame:
+def _merge_duplicates(f: pd.DataFrame, codes: dict) -> tuple[pd.DataFrame, dict]:
     "The spans without exact repeats (same doc, annotator, start, end and label), with a warning when there were any."
-    dup = f.duplicated(["doc", "annotator", "start", "end", "label"]).to_numpy()
-    if dup.any():
-        warnings.warn(f"{int(dup.sum())} exact duplicate span(s) merged (same doc, annotator, offsets and label), "
-                      f"e.g. {f.loc[dup, ['doc', 'annotator', 'start', 'end', 'label']].iloc[0].tolist()}", stacklevel=3)
-        f = f.loc[~dup]
-    return f.reset_index(drop=True)
+    key = pd.DataFrame({"d": codes["doc"][0], "a": codes["annotator"][0], "s": f["start"].to_numpy(),
+                        "e": f["end"].to_numpy(), "l": codes["label"][0]})
+    dup = key.duplicated().to_numpy()
+    if not dup.any(): return f, codes
+    warnings.warn(f"{int(dup.sum())} exact duplicate span(s) merged (same doc, annotator, offsets and label), "
+                  f"e.g. {f.loc[dup, ['doc', 'annotator', 'start', 'end', 'label']].iloc[0].tolist()}", stacklevel=3)
+    return f.loc[~dup].reset_index(drop=True), {k: (c[~dup], u) for k, (c, u) in codes.items()}
 
 # %% ../nbs/12_spans.ipynb #e030009e
-def _seen_table(f: pd.DataFrame, seen) -> pd.DataFrame:
+def _seen_table(codes: dict, seen) -> pd.DataFrame:
     "(doc, annotator) pairs: the given ones plus every pair that has spans; None = every annotator saw every document."
-    have = f[["doc", "annotator"]]
+    (dc, du), (ac, au) = codes["doc"], codes["annotator"]
+    pair = pd.unique(dc * len(au) + ac)
+    have = pd.DataFrame({"doc": du[pair // len(au)], "annotator": au[pair % len(au)]})
     if seen is None:
-        d, a = pd.unique(f["doc"]), pd.unique(f["annotator"])
-        seen = pd.DataFrame({"doc": np.repeat(d, len(a)), "annotator": np.tile(a, len(d))})
+        seen = pd.DataFrame({"doc": np.repeat(du, len(au)), "annotator": np.tile(au, len(du))})
     else: seen = pd.DataFrame(seen, columns=["doc", "annotator"])
     return pd.concat([seen, have]).drop_duplicates().reset_index(drop=True)
 
 # %% ../nbs/12_spans.ipynb #5afdb1a5
-def _check_labels(f: pd.DataFrame, labels, line_offset) -> pd.Index:
+def _check_labels(f: pd.DataFrame, codes: dict, labels, line_offset) -> pd.Index:
     "The label set: the declared one (every label must be in it) or the labels that occur, sorted."
-    if labels is None: return pd.Index(sorted(pd.unique(f["label"]), key=str), name="label")
+    lc, lu = codes["label"]
+    if labels is None: return pd.Index(sorted(lu, key=str), name="label", dtype=object)
     labels = pd.Index(list(labels), name="label")
-    bad = np.flatnonzero(~f["label"].isin(labels).to_numpy())
+    bad = np.flatnonzero(~pd.Index(lu, dtype=object).isin(labels)[lc])
     if len(bad): raise ValueError(f"label {f['label'].iat[bad[0]]!r} is not in the declared labels {list(labels)} "
                                   f"{_where(f, bad, line_offset)}")
     return labels
@@ -154,7 +162,8 @@ def _span_frame(df: pd.DataFrame, doc, annotator, start, end, label, line_offset
     s, e = _offsets(df, start, line_offset), _offsets(df, end, line_offset)
     obj = lambda c: pd.Series(df[c].to_numpy(dtype=object), dtype=object)      # object columns: no string conversion
     f = pd.DataFrame({"doc": obj(doc), "annotator": obj(annotator), "start": s, "end": e, "label": obj(label)})
-    if "origin" in df.columns: f["origin"] = obj("origin")
+    for c in ("origin", "origin_line"):
+        if c in df.columns: f[c] = df[c].array
     return f, s, e
 
 def _seen_docs(seen) -> np.ndarray:
@@ -184,13 +193,16 @@ def as_spans(
     df, line_offset = _span_table(data, delimiter)
     _check_columns(df, dict(doc=doc, annotator=annotator, start=start, end=end, label=label, text=text), line_offset)
     f, s, e = _span_frame(df, doc, annotator, start, end, label, line_offset)
-    docs = _doc_table(np.concatenate([f["doc"].to_numpy(dtype=object), _seen_docs(seen)]), texts)
-    _check_bounds(f, s, e, docs, line_offset)
-    lab = _check_labels(f, labels, line_offset)
+    codes = {c: pd.factorize(f[c].to_numpy()) for c in ("doc", "annotator", "label")}
+    docs = _doc_table(np.concatenate([codes["doc"][1], _seen_docs(seen)]), texts)   # the spans' documents first
+    dc = codes["doc"][0]
+    _check_bounds(f, s, e, docs["length"].to_numpy()[dc], line_offset)
+    lab = _check_labels(f, codes, labels, line_offset)
     given = None if text is None else df[text].to_numpy(dtype=object)
-    f["text"] = pd.Series(_span_texts(f, s, e, docs, given, line_offset), dtype=object)
-    f = _merge_duplicates(f.drop(columns=["origin"], errors="ignore"))
-    return Spans(f, docs, _seen_table(f, seen), lab, tokens)
+    cut = _span_texts(f, s, e, docs["text"].to_numpy(dtype=object)[dc], given, line_offset)
+    f["text"] = pd.Series(cut, dtype=object)
+    f, codes = _merge_duplicates(f.drop(columns=["origin", "origin_line"], errors="ignore"), codes)
+    return Spans(f, docs, _seen_table(codes, seen), lab, tokens)
 
 # %% ../nbs/12_spans.ipynb #18bb40d9
 MATCHES = ("exact", "boundary", "partial", "type", "overlap")
@@ -492,14 +504,23 @@ def _not_this_tool(path, where, rec, tool: str, needs: str):
                      + (f"; it looks like {guess}" if guess else ""))
 
 # %% ../nbs/12_spans.ipynb #594e3603
-def _spans_from_rows(rows, where, texts, seen, labels, tokens=None):
-    "Spans from reader rows (doc, annotator, start, end, label, record number), the records' origins, texts and who saw what."
-    if not rows: raise ValueError("the export holds no span at all")
-    d, a, s, e, l, k = zip(*rows)
-    o = np.asarray(where, dtype=object)[np.asarray(k)]
-    df = pd.DataFrame({"doc": pd.Series(d, dtype=object), "annotator": pd.Series(a, dtype=object), "start": s, "end": e,
-                       "label": pd.Series(l, dtype=object), "origin": pd.Series(o, dtype=object)})
-    return as_spans(df, texts=texts, seen=seen, labels=labels, tokens=tokens)
+def _fields(items: list, keys) -> list:
+    "Columns `keys` of a list of span dicts, read at once; a missing key (or an item that is no dict) gives NaN."
+    try: return [list(map(itemgetter(k), items)) for k in keys]
+    except (KeyError, IndexError, TypeError):
+        t = pd.DataFrame([x if isinstance(x, dict) else {} for x in items], columns=list(keys))
+        return [t[k].to_numpy(dtype=object) for k in keys]
+
+def _record_spans(recs: list, at, start, end, label, texts, labels, line=None) -> Spans:
+    "Spans of an export: `recs` (doc, annotator, origin) per record, `at` each span's record, offsets, label (, line)."
+    if not len(at): raise ValueError("the export holds no span at all")
+    d, a, o = (np.fromiter(x, dtype=object, count=len(recs)) for x in zip(*recs))
+    (oc, ou), at = pd.factorize(o), np.asarray(at, dtype=np.int64)
+    obj = lambda x: pd.Series(x, dtype=object)
+    df = pd.DataFrame({"doc": obj(d[at]), "annotator": obj(a[at]), "start": start, "end": end, "label": obj(label),
+                       "origin": pd.Categorical.from_codes(oc[at], ou)})
+    if line is not None: df["origin_line"] = line
+    return as_spans(df, texts=texts, seen=list(zip(d.tolist(), a.tolist())), labels=labels)
 
 # %% ../nbs/12_spans.ipynb #5ea92324
 def _ls_user(c) -> str:
@@ -524,21 +545,23 @@ def read_label_studio(
 ) -> Spans:
     "Spans from a Label Studio JSON export: one annotator per `completed_by`, `labels` results, the text from `data`."
     (p,) = _paths(path, "Label Studio export")
-    rows, texts, seen, where = [], {}, [], []
+    recs, vals, counts, texts = [], [], [], {}
     for r, task in enumerate(_json_records(p, "Label Studio"), 1):
         if not isinstance(task, dict) or "data" not in task or "annotations" not in task:
             _not_this_tool(p, f"task {r}", task, "Label Studio", "'data' and 'annotations'")
         doc = task.get("id", r)
-        texts[doc], k = _ls_text(task, text_key), len(where)
-        where.append(f"{p.name} task {r} (id {doc})")
+        texts[doc] = _ls_text(task, text_key)
         for ann in task["annotations"]:
             if ann.get("was_cancelled"): continue
-            who = _ls_user(ann.get("completed_by"))
-            seen.append((doc, who))
-            rows += [(doc, who, v["start"], v["end"], lab, k)
-                     for x in ann.get("result", []) if x.get("type") == "labels"
-                     for v in [x.get("value", {})] for lab in v.get("labels", [])]
-    return _spans_from_rows(rows, where, texts, seen, labels)
+            v = [x.get("value", {}) for x in ann.get("result", []) if x.get("type") == "labels"]
+            recs.append((doc, _ls_user(ann.get("completed_by")), f"{p.name} task {r} (id {doc})"))
+            vals += v
+            counts.append(len(v))
+    s, e, labs = _fields(vals, ("start", "end", "labels"))
+    labs = [x if isinstance(x, (list, tuple)) else [] for x in labs]    # a value may carry several labels
+    k = np.fromiter(map(len, labs), np.int64, len(labs))
+    at = np.repeat(np.repeat(np.arange(len(recs)), counts), k)
+    return _record_spans(recs, at, np.repeat(s, k), np.repeat(e, k), list(chain.from_iterable(labs)), texts, labels)
 
 # %% ../nbs/12_spans.ipynb #7a505fb7
 def read_prodigy(
@@ -547,34 +570,73 @@ def read_prodigy(
     annotator: str | None = None,  # the annotator when the records carry no `_annotator_id` / `_session_id`
 ) -> Spans:
     "Spans from Prodigy JSONL: the annotator from `_annotator_id` or `_session_id`, accepted answers only."
-    rows, texts, seen, where = [], {}, [], []
+    recs, items, counts, texts = [], [], [], {}
     for p in _paths(path, "Prodigy export"):
         for n, rec in _jsonl_records(p, "Prodigy"):
             if not isinstance(rec, dict) or "text" not in rec or "answer" not in rec:
                 _not_this_tool(p, f"line {n}", rec, "Prodigy", "'text' and 'answer'")
             if rec["answer"] != "accept": continue
             who = rec.get("_annotator_id") or rec.get("_session_id") or annotator
-            if who is None: raise ValueError(f"{str(p)!r} line {n} names no annotator (_annotator_id, _session_id): pass annotator=")
+            if who is None:
+                raise ValueError(f"{str(p)!r} line {n} names no annotator (_annotator_id, _session_id): pass annotator=")
             doc = rec.get("_input_hash", rec["text"])
-            texts[doc], k = rec["text"], len(where)
-            seen.append((doc, who)); where.append(f"{p.name} line {n}")
-            rows += [(doc, who, s["start"], s["end"], s.get("label"), k) for s in rec.get("spans") or []]
-    return _spans_from_rows(rows, where, texts, seen, labels)
+            texts[doc], sp = rec["text"], list(rec.get("spans") or [])
+            recs.append((doc, who, f"{p.name} line {n}"))
+            items += sp
+            counts.append(len(sp))
+    s, e, l = _fields(items, ("start", "end", "label"))
+    return _record_spans(recs, np.repeat(np.arange(len(recs)), counts), s, e, l, texts, labels)
 
 # %% ../nbs/12_spans.ipynb #9c00c35c
 def _brat_line(line: str, p: Path, n: int, text):
     "(label, [(start, end), ...]) of a T line, checked against the text it quotes."
     parts = line.split("\t")
     if len(parts) < 2 or " " not in parts[1]:
-        raise ValueError(f"brat file {str(p)!r} line {n} is not a text-bound annotation 'T1<TAB>Label START END<TAB>text'")
+        raise ValueError(f"brat file {str(p)!r} line {n} is not a text-bound annotation "
+                         "'T1<TAB>Label START END<TAB>text'")
     label, frags = parts[1].split(" ", 1)
     try: offs = [tuple(map(int, f.split())) for f in frags.split(";")]
-    except ValueError: raise ValueError(f"brat file {str(p)!r} line {n}: offsets {frags!r} are not 'START END[;START END]'") from None
+    except ValueError:
+        raise ValueError(f"brat file {str(p)!r} line {n}: offsets {frags!r} are not 'START END[;START END]'") from None
     if any(len(o) != 2 for o in offs): raise ValueError(f"brat file {str(p)!r} line {n}: offsets {frags!r} are not pairs")
     if text is not None and len(parts) > 2 and " ".join([text[a:b] for a, b in offs]) != parts[2]:
         raise ValueError(f"brat file {str(p)!r} line {n}: offsets {frags} cover {' '.join(text[a:b] for a, b in offs)!r} "
                          f"in {p.with_suffix('.txt').name}, the annotation says {parts[2]!r}")
     return label, offs
+
+# %% ../nbs/12_spans.ipynb #b2577f2f
+_BRAT_T = re.compile(r"^T[^\t\n]*\t([^ \t\n]+) (\d+ \d+(?:;\d+ \d+)*)(\t([^\n]*))?$", re.M)
+
+def _brat_parse(files: list, lines: list, nos: list, per: list) -> tuple:
+    "(line index, label, start, end) of each span of the T `lines`, `per` file of `files` ((path, text) pairs)."
+    fi = np.repeat(np.arange(len(files)), per)
+    found = _BRAT_T.findall("\n".join(lines))                  # every line at once; one it misses is read alone
+    if len(found) != len(lines):
+        parsed = [_brat_line(l, files[i][0], n, files[i][1]) for l, i, n in zip(lines, fi.tolist(), nos)]
+        k = [len(o) for _, o in parsed]
+        ab = np.array([x for _, o in parsed for x in o], np.int64).reshape(-1, 2)
+        return np.repeat(np.arange(len(lines)), k), [l for l, o in parsed for _ in o], ab[:, 0], ab[:, 1]
+    lab, offs, has, quote = zip(*found)
+    flat = " ".join(offs)
+    k = np.array([o.count(";") + 1 for o in offs]) if ";" in flat else np.ones(len(offs), np.int64)
+    ab = np.array(flat.replace(";", " ").split(), np.int64).reshape(-1, 2)
+    _brat_quotes(files, fi, nos, offs, quote, has, ab, k)
+    return np.repeat(np.arange(len(lines)), k), np.repeat(np.array(lab, dtype=object), k), ab[:, 0], ab[:, 1]
+
+# %% ../nbs/12_spans.ipynb #428bc9b5
+def _brat_quotes(files, fi, nos, offs, quote, has, ab, k):
+    "A ValueError naming the first T line whose offsets do not cover the text it quotes."
+    text, first = np.array([t for _, t in files], dtype=object)[fi], np.cumsum(k) - k
+    chk = np.flatnonzero(np.fromiter(map(isinstance, text, repeat(str)), bool, len(text)) & (np.array(has) != ""))
+    a, b = ab[first[chk], 0].tolist(), ab[first[chk], 1].tolist()
+    cover = np.array(list(map(getitem, text[chk].tolist(), map(slice, a, b))) + [None], dtype=object)[:-1]
+    cut = lambda i: " ".join(text[i][x:y] for x, y in ab[first[i]:first[i] + k[i]].tolist())
+    for j in np.flatnonzero(k[chk] > 1): cover[j] = cut(chk[j])             # discontinuous: fragments joined
+    bad = chk[cover != np.array(quote + (None,), dtype=object)[:-1][chk]]
+    if len(bad):
+        i, p = bad[0], files[fi[bad[0]]][0]
+        raise ValueError(f"brat file {str(p)!r} line {nos[i]}: offsets {offs[i]} cover {cut(i)!r} in "
+                         f"{p.with_suffix('.txt').name}, the annotation says {quote[i]!r}")
 
 # %% ../nbs/12_spans.ipynb #499cdc5b
 def read_brat(
@@ -586,23 +648,27 @@ def read_brat(
     fs = _paths(folders, "brat folder")
     names = [f.name for f in fs] if annotators is None else list(annotators)
     if len(names) != len(fs): raise ValueError(f"annotators names {len(names)} annotators for {len(fs)} folders")
-    rows, texts, seen, where = [], {}, [], []
+    files, recs, lines, nos, per, texts = [], [], [], [], [], {}
     for f, who in zip(fs, names):
-        if not f.is_dir(): raise ValueError(f"brat folder {str(f)!r} is not a folder (give one folder of .ann/.txt files per annotator)")
+        if not f.is_dir():
+            raise ValueError(f"brat folder {str(f)!r} is not a folder (give one folder of .ann/.txt files per annotator)")
         anns = sorted(f.glob("*.ann"))
         if not anns: raise ValueError(f"brat folder {str(f)!r} holds no .ann file")
         for p in anns:
             t = p.with_suffix(".txt")
             text = t.read_text(encoding="utf-8") if t.exists() else None
-            stem, name = p.stem, p.name                        # pathlib's properties, once per file
-            texts.setdefault(stem, text)
-            seen.append((stem, who))
-            for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
-                if line[:1] != "T": continue
-                label, offs = _brat_line(line, p, n, text)
-                rows += [(stem, who, a, b, label, len(where)) for a, b in offs]
-                where.append(f"{name} line {n}")
-    return _spans_from_rows(rows, where, texts, seen, labels)
+            texts.setdefault(p.stem, text)
+            ls = p.read_text(encoding="utf-8").splitlines()
+            ns = [n for n, l in enumerate(ls, 1) if l[:1] == "T"]
+            lines += [ls[n - 1] for n in ns]
+            nos += ns
+            per.append(len(ns))
+            files.append((p, text))
+            recs.append((p.stem, who, p.name))
+    if not lines: raise ValueError("the export holds no span at all")
+    at, lab, s, e = _brat_parse(files, lines, nos, per)
+    fi = np.repeat(np.arange(len(files)), per)[at]
+    return _record_spans(recs, fi, s, e, lab, texts, labels, line=np.asarray(nos, dtype=np.int64)[at])
 
 # %% ../nbs/12_spans.ipynb #959f8442
 def _tsv_columns(header: list[str], layer, feature) -> tuple[int, str, str]:
@@ -743,13 +809,18 @@ def read_webanno_tsv(
     return as_spans(df, texts=texts, seen=list(zip(dd, who)), labels=labels, tokens=tokens)
 
 # %% ../nbs/12_spans.ipynb #fa152d0c
-def _doccano_spans(rec: dict, p, n):
-    "[(start, end, label)] of a doccano record, either layout."
-    if "entities" in rec:
-        return [(e["start_offset"], e["end_offset"], e["label"]) for e in rec["entities"]]
-    if not all(isinstance(x, (list, tuple)) and len(x) == 3 for x in rec["label"]):
+def _doccano_columns(tri: list, ents: list, kt: list, ke: list, where: list) -> list:
+    "(start, end, label) of every span, in record order: `tri` [start, end, tag] lists, `ents` entity dicts."
+    if not set(map(type, tri)) <= {list, tuple} or not set(map(len, tri)) <= {3}:
+        j = next(i for i, x in enumerate(tri) if not (isinstance(x, (list, tuple)) and len(x) == 3))
+        p, n = where[int(np.searchsorted(np.cumsum(kt), j, side="right"))]
         raise ValueError(f"doccano file {str(p)!r} line {n}: 'label' must be a list of [start, end, tag]")
-    return [tuple(x) for x in rec["label"]]
+    t = list(zip(*tri)) if tri else [(), (), ()]
+    if not ents: return [list(x) for x in t]
+    r = np.arange(len(kt))
+    order = np.argsort(np.r_[np.repeat(r, ke), np.repeat(r, kt)], kind="stable")
+    cols = zip(_fields(ents, ("start_offset", "end_offset", "label")), t)
+    return [np.concatenate([np.asarray(a, dtype=object), np.asarray(b, dtype=object)])[order].tolist() for a, b in cols]
 
 # %% ../nbs/12_spans.ipynb #9afd6e4c
 def read_doccano(
@@ -761,16 +832,23 @@ def read_doccano(
     ps = _paths(path, "doccano export")
     who = [p.stem for p in ps] if annotator is None else ([annotator] if isinstance(annotator, str) else list(annotator))
     if len(who) != len(ps): raise ValueError(f"annotator= names {len(who)} annotators for {len(ps)} files")
-    rows, texts, seen, where = [], {}, [], []
+    recs, texts, where, tri, ents, kt, ke = [], {}, [], [], [], [], []
     for p, w in zip(ps, who):
         for n, rec in _jsonl_records(p, "doccano"):
             if not isinstance(rec, dict) or "text" not in rec or not ("label" in rec or "entities" in rec):
                 _not_this_tool(p, f"line {n}", rec, "doccano", "'text' and 'label' or 'entities'")
             doc = rec.get("id", n)
-            texts[doc], k = rec["text"], len(where)
-            seen.append((doc, w)); where.append(f"{p.name} line {n}")
-            rows += [(doc, w, a, b, lab, k) for a, b, lab in _doccano_spans(rec, p, n)]
-    return _spans_from_rows(rows, where, texts, seen, labels)
+            texts[doc] = rec["text"]
+            recs.append((doc, w, f"{p.name} line {n}"))
+            where.append((p, n))
+            x = rec["entities"] if "entities" in rec else rec["label"]
+            if not isinstance(x, list):
+                raise ValueError(f"doccano file {str(p)!r} line {n}: 'label' must be a list of [start, end, tag]")
+            (ents if "entities" in rec else tri).extend(x)
+            ke.append(len(x) if "entities" in rec else 0)
+            kt.append(0 if "entities" in rec else len(x))
+    s, e, l = _doccano_columns(tri, ents, kt, ke, where)
+    return _record_spans(recs, np.repeat(np.arange(len(recs)), np.add(kt, ke)), s, e, l, texts, labels)
 
 # %% ../nbs/12_spans.ipynb #a9cbcf5e
 def _iob_file(p: Path, column: int):
