@@ -7,7 +7,7 @@ Docs: https://crowdnb.github.io/crowdnb/spans.html.md"""
 # %% ../nbs/12_spans.ipynb #234511df
 from __future__ import annotations
 import csv, json, os, re, warnings
-from io import StringIO
+from io import BytesIO, StringIO
 from itertools import chain, repeat
 from operator import getitem, itemgetter
 from dataclasses import dataclass
@@ -607,19 +607,27 @@ def _brat_line(line: str, p: Path, n: int, text):
 # %% ../nbs/12_spans.ipynb #b2577f2f
 _BRAT_T = re.compile(r"^T[^\t\n]*\t([^ \t\n]+) (\d+ \d+(?:;\d+ \d+)*)(\t([^\n]*))?$", re.M)
 
+def _brat_fields(lines: list) -> tuple | None:
+    "(labels, offsets, '\\t' where a text is quoted, texts) of the T lines: two splits if all are plain, else a regex"
+    parts = "\t".join(lines).split("\t")
+    if len(parts) == 3 * len(lines) and ";" not in (mid := " ".join(parts[1::3])):
+        m = mid.split(" ")
+        if len(m) == 3 * len(lines):
+            return m[0::3], list(map(" ".join, zip(m[1::3], m[2::3]))), ("\t",) * len(lines), parts[2::3]
+    found = _BRAT_T.findall("\n".join(lines))                  # every line at once; None if one line is odd
+    return tuple(zip(*found)) if len(found) == len(lines) else None
+
 def _brat_parse(files: list, lines: list, nos: list, per: list) -> tuple:
     "(line index, label, start, end) of each span of the T `lines`, `per` file of `files` ((path, text) pairs)."
-    fi = np.repeat(np.arange(len(files)), per)
-    found = _BRAT_T.findall("\n".join(lines))                  # every line at once; one it misses is read alone
-    if len(found) != len(lines):
-        parsed = [_brat_line(l, files[i][0], n, files[i][1]) for l, i, n in zip(lines, fi.tolist(), nos)]
+    fi, fields = np.repeat(np.arange(len(files)), per), _brat_fields(lines)
+    try: ab = np.array(" ".join(fields[1]).replace(";", " ").split(), np.int64).reshape(-1, 2)
+    except (TypeError, ValueError):                             # read each line alone, to name the culprit
+        parsed = [_brat_line(l, Path(files[i][0]), n, files[i][1]) for l, i, n in zip(lines, fi.tolist(), nos)]
         k = [len(o) for _, o in parsed]
         ab = np.array([x for _, o in parsed for x in o], np.int64).reshape(-1, 2)
         return np.repeat(np.arange(len(lines)), k), [l for l, o in parsed for _ in o], ab[:, 0], ab[:, 1]
-    lab, offs, has, quote = zip(*found)
-    flat = " ".join(offs)
-    k = np.array([o.count(";") + 1 for o in offs]) if ";" in flat else np.ones(len(offs), np.int64)
-    ab = np.array(flat.replace(";", " ").split(), np.int64).reshape(-1, 2)
+    lab, offs, has, quote = fields
+    k = np.array([o.count(";") + 1 for o in offs]) if len(ab) > len(offs) else np.ones(len(offs), np.int64)
     _brat_quotes(files, fi, nos, offs, quote, has, ab, k)
     return np.repeat(np.arange(len(lines)), k), np.repeat(np.array(lab, dtype=object), k), ab[:, 0], ab[:, 1]
 
@@ -632,9 +640,9 @@ def _brat_quotes(files, fi, nos, offs, quote, has, ab, k):
     cover = np.array(list(map(getitem, text[chk].tolist(), map(slice, a, b))) + [None], dtype=object)[:-1]
     cut = lambda i: " ".join(text[i][x:y] for x, y in ab[first[i]:first[i] + k[i]].tolist())
     for j in np.flatnonzero(k[chk] > 1): cover[j] = cut(chk[j])             # discontinuous: fragments joined
-    bad = chk[cover != np.array(quote + (None,), dtype=object)[:-1][chk]]
+    bad = chk[cover != np.array([*quote, None], dtype=object)[:-1][chk]]
     if len(bad):
-        i, p = bad[0], files[fi[bad[0]]][0]
+        i, p = bad[0], Path(files[fi[bad[0]]][0])
         raise ValueError(f"brat file {str(p)!r} line {nos[i]}: offsets {offs[i]} cover {cut(i)!r} in "
                          f"{p.with_suffix('.txt').name}, the annotation says {quote[i]!r}")
 
@@ -652,19 +660,21 @@ def read_brat(
     for f, who in zip(fs, names):
         if not f.is_dir():
             raise ValueError(f"brat folder {str(f)!r} is not a folder (give one folder of .ann/.txt files per annotator)")
-        anns = sorted(f.glob("*.ann"))
+        anns = sorted(x for x in os.listdir(f) if x.endswith(".ann"))
         if not anns: raise ValueError(f"brat folder {str(f)!r} holds no .ann file")
-        for p in anns:
-            t = p.with_suffix(".txt")
-            text = t.read_text(encoding="utf-8") if t.exists() else None
-            texts.setdefault(p.stem, text)
-            ls = p.read_text(encoding="utf-8").splitlines()
+        for name in anns:
+            p, stem = os.path.join(f, name), name[:-4]
+            try:
+                with open(p[:-4] + ".txt", encoding="utf-8") as fh: text = fh.read()
+            except FileNotFoundError: text = None
+            with open(p, encoding="utf-8") as fh: ls = fh.read().splitlines()
+            texts.setdefault(stem, text)
             ns = [n for n, l in enumerate(ls, 1) if l[:1] == "T"]
             lines += [ls[n - 1] for n in ns]
             nos += ns
             per.append(len(ns))
             files.append((p, text))
-            recs.append((p.stem, who, p.name))
+            recs.append((stem, who, name))
     if not lines: raise ValueError("the export holds no span at all")
     at, lab, s, e = _brat_parse(files, lines, nos, per)
     fi = np.repeat(np.arange(len(files)), per)[at]
@@ -712,17 +722,20 @@ def _tsv_header(p: Path, lines: list, layer, feature) -> tuple[int, str]:
     return col, name
 
 # %% ../nbs/12_spans.ipynb #7c8c021e
-def _tsv_items(cells: np.ndarray, short: str) -> tuple[list, list, np.ndarray, np.ndarray]:
-    "(labels, ids, cell index, item index) of every annotation in a feature column; plain labels skip the regexes."
+def _tsv_items(cells: np.ndarray, short: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    "(labels, ids (None: none), cell index, item index) of the annotations in a feature column; plain ones at once."
     full = np.flatnonzero((cells != "_") & (cells != ""))
-    hard = np.array([c == "*" or "|" in c or "[" in c or "\\" in c for c in cells[full].tolist()], dtype=bool)
+    v = cells[full].tolist()
+    odd = (cells[full] == "*").any() or any(c in "\x00".join(v) for c in "|[\\")    # any stacked, id'd or escaped?
+    hard = np.array([c == "*" or "|" in c or "[" in c or "\\" in c for c in v], bool) if odd else np.zeros(len(v), bool)
     i1, i2 = full[~hard], full[hard]
     items = [(i, k, lab, j) for i in i2.tolist() for k, (lab, j) in enumerate(_tsv_cell(cells[i], short))]
     i, k, lab, j = (list(x) for x in zip(*items)) if items else ([], [], [], [])
     order = np.argsort(np.r_[i1, np.array(i, np.int64)], kind="stable")
-    lab, ids = np.r_[cells[i1].astype(object), np.array(lab, dtype=object)], np.array([None] * len(i1) + j, dtype=object)
+    lab = np.r_[cells[i1].astype(object), np.array([*lab, None], dtype=object)[:-1]]
+    ids = np.array([None] * len(i1) + j + [None], dtype=object)[:-1]
     at, k = np.r_[i1, i].astype(np.int64)[order], np.r_[np.zeros(len(i1)), k].astype(np.int64)[order]
-    return lab[order].tolist(), ids[order].tolist(), at, k
+    return lab[order], ids[order], at, k
 
 # %% ../nbs/12_spans.ipynb #814d1e05
 def _tsv_lines(p: Path, col: int, lines: list) -> tuple[np.ndarray, list]:
@@ -730,46 +743,65 @@ def _tsv_lines(p: Path, col: int, lines: list) -> tuple[np.ndarray, list]:
     body = [n for n, l in enumerate(lines, 1) if l and l[0] != "#"]
     cs = [lines[n - 1].split("\t") for n in body]
     ok = [len(c) > col and "-" in c[1] for c in cs]
-    if not all(ok): raise ValueError(f"{str(p)!r} line {body[ok.index(False)]}: expected a token line with at least {col + 1} columns")
+    if not all(ok):
+        raise ValueError(f"{str(p)!r} line {body[ok.index(False)]}: expected a token line with at least {col + 1} columns")
     return np.array(body, np.int64), cs
 
 # %% ../nbs/12_spans.ipynb #e9b27c9c
-def _tsv_table(p: Path, col: int, lines: list) -> tuple[np.ndarray, pd.DataFrame]:
-    "(line numbers, columns 0, 1, 2 and `col` as strings) of the token lines, cut by pandas' C parser."
-    ns = np.flatnonzero([bool(l) and l[0] != "#" for l in lines]) + 1
-    body = [lines[n - 1] for n in ns.tolist()]
-    try:
-        t = pd.read_csv(StringIO("\n".join(body)), sep="\t", header=None, dtype=object, quoting=csv.QUOTE_NONE,
-                        na_filter=False, skip_blank_lines=False, engine="c")
-        ok = len(t) == len(ns) and min(map(str.count, body, "\t" * len(body)), default=col) >= col \
-             and all("-" in x for x in t[1].tolist())
-    except (ValueError, pd.errors.ParserError): ok = False
-    if not ok:                                                   # ragged or bad lines: cut them one by one
-        ns, cs = _tsv_lines(p, col, lines)
-        t = pd.DataFrame({k: [c[k] for c in cs] for k in sorted({0, 1, 2, col})}, dtype=object)
-    return ns, t[[0, 1, 2, col]].set_axis(["id", "offsets", "token", "cell"], axis=1)
+def _tsv_body(text: str, col: int) -> tuple[np.ndarray, list] | None:
+    "(line numbers, fields) of the token lines (neither empty nor '#'), cut at once; None if ragged or odd."
+    if any(c in text for c in "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"): return None      # other line breaks
+    lines = text.split("\n")
+    ns = [n for n, l in enumerate(lines, 1) if l and l[0] != "#"]
+    body = [lines[n - 1] for n in ns]
+    tabs = np.fromiter(map(str.count, body, repeat("\t")), np.int64, len(body))
+    if not len(tabs) or tabs[0] < col or (tabs != tabs[0]).any(): return None
+    return np.array(ns, np.int64), "\t".join(body).split("\t")
+
+def _tsv_table(p: Path, col: int, text: str) -> tuple[np.ndarray, dict]:
+    "(line numbers, columns id, offsets, token and cell (object arrays)) of the token lines, cut at once."
+    got = _tsv_body(text, col)
+    if got is None:                                             # ragged or bad lines: cut them one by one
+        ns, cs = _tsv_lines(p, col, text.splitlines())
+        t = {k: [c[i] for c in cs] for k, i in zip(("id", "offsets", "token", "cell"), (0, 1, 2, col))}
+    else:
+        (ns, f), w = got, len(got[1]) // len(got[0])
+        t = {k: f[i::w] for k, i in zip(("id", "offsets", "token", "cell"), (0, 1, 2, col))}
+    return ns, {k: np.array([*v, None], dtype=object)[:-1] for k, v in t.items()}
 
 # %% ../nbs/12_spans.ipynb #660716ac
+def _tsv_offsets(p: Path, ns: np.ndarray, t: pd.DataFrame, col: int, text: str) -> tuple[np.ndarray, np.ndarray]:
+    "(starts, ends) of the token lines' 'start-end' column, cut at once; a bad one names its line."
+    parts = "-".join(t["offsets"].tolist()).split("-")
+    if len(parts) != 2 * len(ns):
+        _tsv_lines(p, col, text.splitlines())                   # a line without '-' is named there
+        parts = [x for c in t["offsets"].tolist() for x in (c.split("-", 1) + ["", ""])[:2]]
+    try: off = np.array(parts, dtype=np.int64).reshape(-1, 2).astype(float)
+    except ValueError:
+        off = pd.to_numeric(pd.Series(parts, dtype=object), errors="coerce").to_numpy(dtype=float).reshape(-1, 2)
+    bad = np.flatnonzero(~np.isfinite(off).all(axis=1) | (np.mod(off, 1) != 0).any(axis=1))
+    if len(bad): raise ValueError(f"{str(p)!r} line {ns[bad[0]]}: offsets {t['offsets'][bad[0]]!r} are not 'START-END'")
+    return off[:, 0].astype(np.int64), off[:, 1].astype(np.int64)
+
+# %% ../nbs/12_spans.ipynb #45344d25
 def _tsv_file(p: Path, doc, who, layer, feature):
     "(span rows, token rows) of one WebAnno TSV file; the columns cut once, multi-token spans joined by a groupby."
-    lines = p.read_text(encoding="utf-8-sig").splitlines()
-    col, name = _tsv_header(p, lines, layer, feature)
-    ns, t = _tsv_table(p, col, lines)
-    parts = "-".join(t["offsets"].tolist()).split("-")          # 'start-end' of every line, cut at once
-    if len(parts) != 2 * len(t): parts = [x for c in t["offsets"].tolist() for x in (c.split("-", 1) + ["", ""])[:2]]
-    try: off = np.array(parts, dtype=np.int64).reshape(-1, 2).astype(float)
-    except ValueError: off = pd.to_numeric(pd.Series(parts, dtype=object), errors="coerce").to_numpy(dtype=float).reshape(-1, 2)
-    bad = np.flatnonzero(~np.isfinite(off).all(axis=1) | (np.mod(off, 1) != 0).any(axis=1))
-    if len(bad): raise ValueError(f"{str(p)!r} line {ns[bad[0]]}: offsets {t['offsets'].iat[bad[0]]!r} are not 'START-END'")
-    a, b = off[:, 0].astype(np.int64), off[:, 1].astype(np.int64)
-    sub = t["id"].str.contains(".", regex=False).to_numpy(dtype=bool)
-    toks = pd.DataFrame({"doc": doc, "start": a[~sub], "end": b[~sub], "token": t["token"].to_numpy(dtype=object)[~sub]})
-    lab, ids, i, k = _tsv_items(t["cell"].to_numpy(dtype=object), name.rsplit(".", 1)[-1])
-    it = pd.DataFrame({"label": pd.Series(lab, dtype=object), "id": pd.Series(ids, dtype=object), "a": a[i], "b": b[i], "n": ns[i]})
-    it["id"] = it["id"].where(it["id"].notna(), pd.Series(ns[i], dtype=str) + "." + pd.Series(k, dtype=str)) if len(it) else it["id"]
-    sp = it.groupby(["label", "id"], sort=False).agg(a=("a", "min"), b=("b", "max"), n=("n", "first")).reset_index()
-    return pd.DataFrame({"doc": doc, "annotator": who, "start": sp["a"], "end": sp["b"], "label": sp["label"],
-                         "origin": [f"{p.name} line {n}" for n in sp["n"].tolist()]}), toks
+    text = p.read_text(encoding="utf-8-sig")
+    col, name = _tsv_header(p, text.split("\n\n", 1)[0].splitlines(), layer, feature)
+    ns, t = _tsv_table(p, col, text)
+    a, b = _tsv_offsets(p, ns, t, col, text)
+    sub = np.array(["." in x for x in t["id"].tolist()], bool) if "." in "".join(t["id"]) else np.zeros(len(ns), bool)
+    toks = pd.DataFrame({"doc": doc, "start": a[~sub], "end": b[~sub], "token": pd.Series(t["token"][~sub], dtype=object)})
+    lab, ids, i, k = _tsv_items(t["cell"], name.rsplit(".", 1)[-1])
+    has = ids != None                                           # noqa: E711 (elementwise)
+    it = pd.DataFrame({"label": lab, "id": ids, "a": a[i], "b": b[i], "n": ns[i], "k": k})
+    sp = pd.concat([it[~has], it[has].groupby(["label", "id"], sort=False).agg(
+        a=("a", "min"), b=("b", "max"), n=("n", "first"), k=("k", "first")).reset_index()], ignore_index=True)
+    sp = sp.iloc[np.lexsort((sp["k"].to_numpy(), sp["n"].to_numpy()))]
+    obj = lambda x: pd.Series(np.full(len(sp), x, dtype=object) if np.ndim(x) == 0 else x, dtype=object)
+    return pd.DataFrame({"doc": obj(doc), "annotator": obj(who), "start": sp["a"].to_numpy(), "end": sp["b"].to_numpy(),
+                         "label": obj(sp["label"].to_numpy(dtype=object)), "origin": p.name,
+                         "origin_line": sp["n"].to_numpy()}), toks
 
 # %% ../nbs/12_spans.ipynb #fe3df394
 def _text_from_tokens(toks: pd.DataFrame) -> str:
@@ -778,7 +810,9 @@ def _text_from_tokens(toks: pd.DataFrame) -> str:
     a, b = toks["start"].to_numpy(), toks["end"].to_numpy()
     ln = np.maximum(b - a, 0)
     chars = np.full(int(b.max()), " ", dtype="<U1")
-    cut = "".join([t[:m].ljust(m) for t, m in zip(toks["token"].tolist(), ln.tolist())])
+    tk = toks["token"].tolist()
+    same = (np.fromiter(map(len, tk), np.int64, len(tk)) == ln).all()     # each token as long as its offsets say
+    cut = "".join(tk) if same else "".join([t[:m].ljust(m) for t, m in zip(tk, ln.tolist())])
     at = np.repeat(a - np.r_[0, np.cumsum(ln)[:-1]], ln) + np.arange(int(ln.sum()))
     chars[at] = np.frombuffer(cut.encode("utf-32-le"), dtype="<U1")
     return chars.tobytes().decode("utf-32-le")
@@ -804,7 +838,7 @@ def read_webanno_tsv(
         toks.setdefault(d, t)
     texts = {d: _text_from_tokens(t) for d, t in toks.items()}
     tokens = pd.concat([t[["doc", "start", "end"]] for t in toks.values()], ignore_index=True)
-    df = pd.concat(rows, ignore_index=True)
+    df = pd.concat(rows, ignore_index=True).astype({"origin": "category"})
     if not len(df): raise ValueError("the export holds no span at all")
     return as_spans(df, texts=texts, seen=list(zip(dd, who)), labels=labels, tokens=tokens)
 
@@ -851,20 +885,38 @@ def read_doccano(
     return _record_spans(recs, np.repeat(np.arange(len(recs)), np.add(kt, ke)), s, e, l, texts, labels)
 
 # %% ../nbs/12_spans.ipynb #a9cbcf5e
+def _iob_fields(text: str) -> tuple[list, np.ndarray]:
+    "(every field of `text`, the number of fields on each line): one split, and a scan of the bytes for the counts."
+    b = np.frombuffer(text.encode("utf-8"), np.uint8)
+    nl, cr = b == 10, b == 13
+    odd = np.isin(b, (11, 12, 28, 29, 30)).any() or (cr & ~np.r_[nl[1:], False]).any()   # other line breaks
+    if not odd:
+        sp = (b == 32) | (b == 9) | cr | nl
+        at = np.flatnonzero(~sp & np.r_[True, sp[:-1]])                   # the first byte of each field
+        n = np.bincount((np.cumsum(nl) - nl)[at], minlength=int(nl.sum()) + int(len(b) > 0 and b[-1] != 10))
+        fields = text.split()
+        if len(fields) == n.sum(): return fields, n                       # no other (unicode) whitespace
+    cs = list(map(str.split, text.splitlines()))
+    return list(chain.from_iterable(cs)), np.fromiter(map(len, cs), np.int64, len(cs))
+
+# %% ../nbs/12_spans.ipynb #d48e9363
 def _iob_file(p: Path, column: int):
     "(tokens, tags, line numbers, document index, sentence index) of a CoNLL file: split once, indexed as arrays."
-    cs = list(map(str.split, p.read_text(encoding="utf-8-sig").splitlines()))
-    n = np.fromiter(map(len, cs), np.int64, len(cs))
-    first = np.array([c[0] if c else "" for c in cs], dtype=object)
+    fields, n = _iob_fields(p.read_text(encoding="utf-8-sig"))
+    fields, at = np.array([*fields, None], dtype=object)[:-1], np.cumsum(n) - n
+    first = np.where(n > 0, fields[np.minimum(at, len(fields) - 1)], "")
     ds = first == "-DOCSTART-"
     tok = (n > 0) & ~ds
     one = np.flatnonzero(tok & (n < 2))
     if len(one): raise ValueError(f"IOB file {str(p)!r} line {one[0] + 1} has one column; expected the token and its tag")
     idx = np.flatnonzero(tok)
     if not len(idx): raise ValueError(f"IOB file {str(p)!r} holds no token")
+    col = column if column >= 0 else n[idx] + column
+    bad = np.flatnonzero((col < 0) | (col >= n[idx]))
+    if len(bad): raise ValueError(f"IOB file {str(p)!r} line {idx[bad[0]] + 1} has no column {column}")
     docs = np.cumsum(ds & (np.cumsum(tok) > 0))[idx]            # a -DOCSTART- after some token opens a document
     sents = np.cumsum((n == 0) | ds)[idx]
-    return first[idx], np.array([cs[i][column] for i in idx], dtype=object), idx + 1, docs, sents
+    return first[idx], fields[at[idx] + col], idx + 1, docs, sents
 
 # %% ../nbs/12_spans.ipynb #cb31f6f0
 def _iob_offsets(toks, docs, sents):
@@ -928,21 +980,22 @@ def read_iob(
     rows, ref = [], None
     for p, w in zip(ps, who):
         toks, tags, lines, docs, sents = _iob_file(p, column)
-        if ref is None: ref = (p, toks, docs, sents, lines)
+        if ref is None: ref = (p, toks, docs, sents, lines, *_iob_offsets(toks, docs, sents))
         elif len(toks) != len(ref[1]) or (toks != ref[1]).any():
-            k = min(len(toks), len(ref[1])); i = int(np.argmax(toks[:k] != ref[1][:k])) if (toks[:k] != ref[1][:k]).any() else k
-            raise ValueError(f"IOB file {str(p)!r} line {lines[min(i, len(lines) - 1)]}: its tokens differ from {str(ref[0])!r} "
-                             f"(token {i + 1}); every annotator's file must hold the same tokens")
-        st, en = _iob_offsets(toks, docs, sents)
+            k = min(len(toks), len(ref[1]))
+            i = int(np.argmax(toks[:k] != ref[1][:k])) if (toks[:k] != ref[1][:k]).any() else k
+            raise ValueError(f"IOB file {str(p)!r} line {lines[min(i, len(lines) - 1)]}: its tokens differ from "
+                             f"{str(ref[0])!r} (token {i + 1}); every annotator's file must hold the same tokens")
         f, e, t = _iob_chunks(tags, sents, p, lines, scheme)
-        rows.append(pd.DataFrame({"doc": docs[f] + 1, "annotator": w, "start": st[f], "end": en[e - 1], "label": t,
-                                  "origin": [f"{name} line {x}" for name in [p.name] for x in lines[f].tolist()]}))
-    toks, docs, sents = ref[1], ref[2], ref[3]
-    st, en = _iob_offsets(toks, docs, sents)
+        rows.append(pd.DataFrame({"doc": docs[f] + 1, "annotator": pd.Series(np.full(len(f), w, dtype=object), dtype=object),
+                                  "start": ref[5][f], "end": ref[6][e - 1], "label": pd.Series(t, dtype=object),
+                                  "origin": p.name, "origin_line": lines[f]}))
+    toks, docs, sents, st, en = ref[1], ref[2], ref[3], ref[5], ref[6]
     texts = _iob_texts(toks, docs, sents)
     tokens = pd.DataFrame({"doc": docs + 1, "start": st, "end": en})
     seen = [(d, w) for d in texts for w in who]
-    return as_spans(pd.concat(rows, ignore_index=True), texts=texts, seen=seen, labels=labels, tokens=tokens)
+    df = pd.concat(rows, ignore_index=True).astype({"origin": "category"})
+    return as_spans(df, texts=texts, seen=seen, labels=labels, tokens=tokens)
 
 # %% ../nbs/12_spans.ipynb #ad812884
 SPAN_FORMATS = {"label-studio": read_label_studio, "prodigy": read_prodigy, "brat": read_brat,
