@@ -749,14 +749,24 @@ def _tsv_lines(p: Path, col: int, lines: list) -> tuple[np.ndarray, list]:
 
 # %% ../nbs/12_spans.ipynb #e9b27c9c
 def _tsv_body(text: str, col: int) -> tuple[np.ndarray, list] | None:
-    "(line numbers, fields) of the token lines (neither empty nor '#'), cut at once; None if ragged or odd."
+    "(line numbers, fields) of the token lines, cut sentence by sentence ('#' lines lead each); None if ragged or odd."
     if any(c in text for c in "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"): return None      # other line breaks
-    lines = text.split("\n")
-    ns = [n for n, l in enumerate(lines, 1) if l and l[0] != "#"]
-    body = [lines[n - 1] for n in ns]
-    tabs = np.fromiter(map(str.count, body, repeat("\t")), np.int64, len(body))
-    if not len(tabs) or tabs[0] < col or (tabs != tabs[0]).any(): return None
-    return np.array(ns, np.int64), "\t".join(body).split("\t")
+    parts, first, count, line = [], [], [], 1
+    for blk in text.rstrip("\n").split("\n\n"):
+        i, h, n = 0, 0, blk.count("\n") + 1
+        while i < len(blk) and blk[i] in "#\n":                 # the sentence's '#Text=' lines, blank lines
+            i, h = (blk.find("\n", i) + 1 or len(blk) + 1), h + 1
+        if i < len(blk):
+            parts.append(blk[i:])
+            first.append(line + h)
+            count.append(n - h)
+        line += n + 1
+    body = "\n".join(parts)
+    lines = body.split("\n")
+    tabs = np.fromiter(map(str.count, lines, repeat("\t")), np.int64, len(lines))
+    if sum(count) != len(lines) or "\n#" in body or not parts or tabs[0] < col or (tabs != tabs[0]).any(): return None
+    ns = np.repeat(np.array(first) - np.cumsum(np.r_[0, count[:-1]]), count) + np.arange(len(lines))
+    return ns, body.replace("\n", "\t").split("\t")
 
 def _tsv_table(p: Path, col: int, text: str) -> tuple[np.ndarray, dict]:
     "(line numbers, columns id, offsets, token and cell (object arrays)) of the token lines, cut at once."
@@ -776,28 +786,32 @@ def _tsv_offsets(p: Path, ns: np.ndarray, t: pd.DataFrame, col: int, text: str) 
     if len(parts) != 2 * len(ns):
         _tsv_lines(p, col, text.splitlines())                   # a line without '-' is named there
         parts = [x for c in t["offsets"].tolist() for x in (c.split("-", 1) + ["", ""])[:2]]
-    try: off = np.array(parts, dtype=np.int64).reshape(-1, 2).astype(float)
+    try: off = np.array(parts, dtype=np.int64).reshape(-1, 2)
     except ValueError:
         off = pd.to_numeric(pd.Series(parts, dtype=object), errors="coerce").to_numpy(dtype=float).reshape(-1, 2)
+    else: return off[:, 0], off[:, 1]
     bad = np.flatnonzero(~np.isfinite(off).all(axis=1) | (np.mod(off, 1) != 0).any(axis=1))
     if len(bad): raise ValueError(f"{str(p)!r} line {ns[bad[0]]}: offsets {t['offsets'][bad[0]]!r} are not 'START-END'")
     return off[:, 0].astype(np.int64), off[:, 1].astype(np.int64)
 
 # %% ../nbs/12_spans.ipynb #45344d25
-def _tsv_file(p: Path, doc, who, layer, feature):
+def _tsv_file(p: Path, doc, who, layer, feature, tokens: bool = True):
     "(span rows, token rows) of one WebAnno TSV file; the columns cut once, multi-token spans joined by a groupby."
     text = p.read_text(encoding="utf-8-sig")
     col, name = _tsv_header(p, text.split("\n\n", 1)[0].splitlines(), layer, feature)
     ns, t = _tsv_table(p, col, text)
     a, b = _tsv_offsets(p, ns, t, col, text)
     sub = np.array(["." in x for x in t["id"].tolist()], bool) if "." in "".join(t["id"]) else np.zeros(len(ns), bool)
-    toks = pd.DataFrame({"doc": doc, "start": a[~sub], "end": b[~sub], "token": pd.Series(t["token"][~sub], dtype=object)})
+    toks = pd.DataFrame({"doc": doc, "start": a[~sub], "end": b[~sub], "token": pd.Series(t["token"][~sub], dtype=object)}) \
+        if tokens else None
     lab, ids, i, k = _tsv_items(t["cell"], name.rsplit(".", 1)[-1])
     has = ids != None                                           # noqa: E711 (elementwise)
     it = pd.DataFrame({"label": lab, "id": ids, "a": a[i], "b": b[i], "n": ns[i], "k": k})
-    sp = pd.concat([it[~has], it[has].groupby(["label", "id"], sort=False).agg(
-        a=("a", "min"), b=("b", "max"), n=("n", "first"), k=("k", "first")).reset_index()], ignore_index=True)
-    sp = sp.iloc[np.lexsort((sp["k"].to_numpy(), sp["n"].to_numpy()))]
+    sp = it
+    if has.any():                                               # multi-token annotations: one span per (label, id)
+        sp = pd.concat([it[~has], it[has].groupby(["label", "id"], sort=False).agg(
+            a=("a", "min"), b=("b", "max"), n=("n", "first"), k=("k", "first")).reset_index()], ignore_index=True)
+        sp = sp.iloc[np.lexsort((sp["k"].to_numpy(), sp["n"].to_numpy()))]
     obj = lambda x: pd.Series(np.full(len(sp), x, dtype=object) if np.ndim(x) == 0 else x, dtype=object)
     return pd.DataFrame({"doc": obj(doc), "annotator": obj(who), "start": sp["a"].to_numpy(), "end": sp["b"].to_numpy(),
                          "label": obj(sp["label"].to_numpy(dtype=object)), "origin": p.name,
@@ -833,7 +847,7 @@ def read_webanno_tsv(
     if len(who) != len(ps) or len(dd) != len(ps): raise ValueError("annotators= and docs= need one name per file")
     rows, toks = [], {}
     for p, w, d in zip(ps, who, dd):
-        r, t = _tsv_file(p, d, w, layer, feature)
+        r, t = _tsv_file(p, d, w, layer, feature, tokens=d not in toks)
         rows.append(r)
         toks.setdefault(d, t)
     texts = {d: _text_from_tokens(t) for d, t in toks.items()}
