@@ -102,8 +102,9 @@ def _span_texts(df, s, e, text: np.ndarray, given, line_offset) -> np.ndarray:
     g = np.asarray(given, dtype=object)
     isstr = np.fromiter(map(isinstance, g, repeat(str)), bool, len(g))
     bad = np.flatnonzero(known & isstr & (cut != g))
-    if len(bad): raise ValueError(f"offsets do not match the text {_where(df, bad, line_offset)}: [{s[bad[0]]}, {e[bad[0]]}) "
-                                  f"of document {df['doc'].iat[bad[0]]!r} is {cut[bad[0]]!r}, the source says {g[bad[0]]!r}")
+    if len(bad): raise ValueError(f"offsets do not match the text {_where(df, bad, line_offset)}: "
+                                  f"[{s[bad[0]]}, {e[bad[0]]}) of document {df['doc'].iat[bad[0]]!r} is "
+                                  f"{cut[bad[0]]!r}, the source says {g[bad[0]]!r}")
     return np.where(~known & isstr, g, cut)
 
 # %% ../nbs/12_spans.ipynb #3b4f92f4
@@ -144,14 +145,16 @@ def _span_table(data, delimiter):
     "The table behind `data`: (DataFrame, CSV line offset or None)."
     if isinstance(data, (str, os.PathLike)): return read_table(data, delimiter), 2
     if not isinstance(data, pd.DataFrame):
-        raise TypeError(f"spans must be Spans, a long DataFrame (one row per span) or a CSV path, not {type(data).__name__}")
+        raise TypeError("spans must be Spans, a long DataFrame (one row per span) or a CSV path, "
+                        f"not {type(data).__name__}")
     return data, None
 
 # %% ../nbs/12_spans.ipynb #b40e0c84
 def _check_columns(df: pd.DataFrame, cols: dict, line_offset):
     "ValueErrors for a missing column and for an empty doc, annotator or label (one isna per column)."
     miss = [f"{k}={v!r}" for k, v in cols.items() if v is not None and v not in df.columns]
-    if miss: raise ValueError(f"the spans lack the column(s) {', '.join(miss)}; their columns are {list(map(str, df.columns))}")
+    if miss: raise ValueError(f"the spans lack the column(s) {', '.join(miss)}; "
+                              f"their columns are {list(map(str, df.columns))}")
     for k in ("doc", "annotator", "label"):
         bad = np.flatnonzero(df[cols[k]].isna().to_numpy())
         if len(bad): raise ValueError(f"column {cols[k]!r} is empty {_where(df, bad, line_offset)}")
@@ -251,11 +254,11 @@ def _codes_in(values: pd.Series, index: pd.Index) -> np.ndarray:
 # %% ../nbs/12_spans.ipynb #2dd5bc34
 @patch
 def codes(self: Spans) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    "Integer codes of each span's document, annotator and label (positions in `docs`, `annotators`, `labels`), computed once."
+    "Integer codes of each span's document, annotator and label (positions in `docs`, `annotators`, `labels`)."
     if "_codes" not in self.__dict__:
         f = self.frame
-        self.__dict__["_codes"] = tuple(_codes_in(f[c], idx) for c, idx in
-                                       (("doc", self.docs.index), ("annotator", self.annotators), ("label", self.labels)))
+        pairs = (("doc", self.docs.index), ("annotator", self.annotators), ("label", self.labels))
+        self.__dict__["_codes"] = tuple(_codes_in(f[c], idx) for c, idx in pairs)
     return self.__dict__["_codes"]
 
 # %% ../nbs/12_spans.ipynb #ae345b11
@@ -281,7 +284,7 @@ def match_spans(
     match: str = "exact",  # 'exact', 'boundary', 'partial', 'type' or 'overlap' (SemEval-2013 Task 9.1, see above)
     same_label: bool = False,  # match only spans of the same label, whatever `match` says (scores per label)
 ) -> pd.DataFrame:
-    "The one-to-one matching of each pair of annotators: one row per matched pair (reference row, response row, credit)."
+    "The one-to-one matching of each pair of annotators: one row per matched pair (reference, response, credit)."
     S, match = as_spans(spans), check_choice("match", match, MATCHES)
     i, j, credit, iou, a = _candidates(S, match, same_label)
     order = np.lexsort((j, i, -iou, -credit))
@@ -303,7 +306,8 @@ def _seen_matrix(S: Spans, n_keys: int) -> sparse.csr_matrix:
     d = S.docs.index.get_indexer(S.seen["doc"])
     a = S.annotators.get_indexer(S.seen["annotator"])
     rows = (d[:, None] * n_keys + np.arange(n_keys)).ravel()
-    return sparse.csr_matrix((np.ones(len(rows)), (rows, np.repeat(a, n_keys))), shape=(len(S.docs) * n_keys, len(S.annotators)))
+    return sparse.csr_matrix((np.ones(len(rows)), (rows, np.repeat(a, n_keys))),
+                             shape=(len(S.docs) * n_keys, len(S.annotators)))
 
 # %% ../nbs/12_spans.ipynb #b9e5906f
 def _pair_counts(S: Spans, key, n_keys, m: pd.DataFrame, group_by_doc: bool):
@@ -330,7 +334,8 @@ def _f1_table(tp, n_ref, n_resp, groups, names, by) -> pd.DataFrame:
     t, nr, ns = tp[g, a, b], n_ref[g, a, b], n_resp[g, a, b]
     out = pd.DataFrame({"reference": names[a], "response": names[b]})
     if by is not None: out[by] = groups[g]
-    out = out.assign(tp=t, fp=ns - t, fn=nr - t, precision=divide(t, ns), recall=divide(t, nr), f1=divide(2 * t, nr + ns))
+    out = out.assign(tp=t, fp=ns - t, fn=nr - t, precision=divide(t, ns), recall=divide(t, nr),
+                     f1=divide(2 * t, nr + ns))
     return out.set_index(["reference", "response"] + ([by] if by else []))
 
 # %% ../nbs/12_spans.ipynb #a4edb9c8
@@ -343,7 +348,8 @@ def span_f1(
     S = as_spans(spans)
     check_choice("by", by, (None, "label", "doc"))
     idle = list(S.annotators[np.bincount(S.codes()[1], minlength=len(S.annotators)) == 0])
-    if idle: warnings.warn(f"annotator(s) {idle} marked no span: their precision is 0 by convention (0/0)", stacklevel=2)
+    if idle: warnings.warn(f"annotator(s) {idle} marked no span: their precision is 0 by convention (0/0)",
+                           stacklevel=2)
     d, _, l = S.codes()
     key, n_keys = (l, len(S.labels)) if by == "label" else (np.zeros(len(l), np.int64), 1)
     m = match_spans(S, match, same_label=by == "label")
@@ -356,7 +362,8 @@ def _summary_row(t: pd.DataFrame) -> dict:
     "pairs, mean and SD of F1 over the pairs, micro F1 and the pooled counts of a span_f1 table."
     pos, act = (t["tp"] + t["fn"]).sum(), (t["tp"] + t["fp"]).sum()
     return dict(pairs=len(t), mean_f1=t["f1"].mean(), sd_f1=t["f1"].std(ddof=1) if len(t) > 1 else np.nan,
-                micro_f1=float(divide(2 * t["tp"].sum(), pos + act)), tp=t["tp"].sum(), fp=t["fp"].sum(), fn=t["fn"].sum())
+                micro_f1=float(divide(2 * t["tp"].sum(), pos + act)), tp=t["tp"].sum(), fp=t["fp"].sum(),
+                fn=t["fn"].sum())
 
 # %% ../nbs/12_spans.ipynb #5ade825d
 ALL = "(all labels)"
@@ -379,11 +386,11 @@ TOKEN = re.compile(r"\w+|[^\w\s]")
 
 @patch
 def token_table(self: Spans) -> pd.DataFrame:
-    "The documents' tokens (doc, start, end), sorted: the source's tokens, else each text split into words and punctuation."
+    "The documents' tokens (doc, start, end), sorted: the source's tokens, else each text cut into words and marks."
     if self.tokens is not None: return self.tokens.sort_values(["doc", "start"], key=None).reset_index(drop=True)
     blind = self.docs.index[self.docs["text"].isna()]
-    if len(blind): raise ValueError(f"level='token' needs each document's text or tokens; document(s) {list(blind[:3])} "
-                                    "have neither: use level='char'")
+    if len(blind): raise ValueError("level='token' needs each document's text or tokens; "
+                                    f"document(s) {list(blind[:3])} have neither: use level='char'")
     rows = [(d, m.start(), m.end()) for d, t in self.docs["text"].items() for m in TOKEN.finditer(t)]
     return pd.DataFrame(rows, columns=["doc", "start", "end"])
 
@@ -420,10 +427,10 @@ def _covering(S: Spans, units: pd.DataFrame, nested: str) -> tuple[np.ndarray, n
 def to_judgments(
     self: Spans,
     level: str = "token",  # unit of the judgments: 'token' or 'char'
-    nested: str = "shortest",  # a unit under several spans of one annotator takes the 'shortest' or the 'longest' one's label
+    nested: str = "shortest",  # a unit under several spans of one annotator: the 'shortest' or 'longest' one's label
     outside: str = "O",  # the answer of a unit that no span of the annotator covers
 ) -> Judgments:
-    "Judgments with one unit per token (or character): each annotator who saw its document gives its label or `outside`."
+    "Judgments with one unit per token (or character): each annotator who saw its document gives a label or `outside`."
     check_choice("level", level, ("token", "char"))
     check_choice("nested", nested, ("shortest", "longest"))
     if outside in set(self.labels): raise ValueError(f"outside={outside!r} is also a span label; pass another outside=")
@@ -446,7 +453,7 @@ COEFFICIENTS = ("alpha", "fleiss", "cohen", "scott", "ac1")
 
 def token_agreement(
     spans,  # `Spans` or anything `as_spans` accepts
-    coefficient: str = "alpha",  # 'alpha' (Krippendorff, nominal), 'fleiss', 'cohen' or 'scott' (two annotators), 'ac1' (Gwet)
+    coefficient: str = "alpha",  # 'alpha' (Krippendorff, nominal), 'fleiss', 'cohen'/'scott' (two), 'ac1' (Gwet)
     level: str = "token",  # unit: 'token' or 'char'
     nested: str = "shortest",  # which label a unit under nested spans takes: 'shortest' or 'longest' span
 ) -> float:
@@ -499,7 +506,8 @@ def _not_this_tool(path, where, rec, tool: str, needs: str):
     keys = sorted(rec) if isinstance(rec, dict) else type(rec).__name__
     guess = ("a Label Studio export (read_label_studio)" if isinstance(rec, dict) and "annotations" in rec else
              "a Prodigy export (read_prodigy)" if isinstance(rec, dict) and "answer" in rec else
-             "a doccano export (read_doccano)" if isinstance(rec, dict) and ("entities" in rec or "label" in rec) else None)
+             "a doccano export (read_doccano)" if isinstance(rec, dict) and ("entities" in rec or "label" in rec)
+             else None)
     raise ValueError(f"{str(path)!r} {where} is not a {tool} record: it needs {needs}, it has {keys}"
                      + (f"; it looks like {guess}" if guess else ""))
 
@@ -578,7 +586,8 @@ def read_prodigy(
             if rec["answer"] != "accept": continue
             who = rec.get("_annotator_id") or rec.get("_session_id") or annotator
             if who is None:
-                raise ValueError(f"{str(p)!r} line {n} names no annotator (_annotator_id, _session_id): pass annotator=")
+                raise ValueError(f"{str(p)!r} line {n} names no annotator (_annotator_id, _session_id): "
+                                 "pass annotator=")
             doc = rec.get("_input_hash", rec["text"])
             texts[doc], sp = rec["text"], list(rec.get("spans") or [])
             recs.append((doc, who, f"{p.name} line {n}"))
@@ -598,10 +607,12 @@ def _brat_line(line: str, p: Path, n: int, text):
     try: offs = [tuple(map(int, f.split())) for f in frags.split(";")]
     except ValueError:
         raise ValueError(f"brat file {str(p)!r} line {n}: offsets {frags!r} are not 'START END[;START END]'") from None
-    if any(len(o) != 2 for o in offs): raise ValueError(f"brat file {str(p)!r} line {n}: offsets {frags!r} are not pairs")
+    if any(len(o) != 2 for o in offs):
+        raise ValueError(f"brat file {str(p)!r} line {n}: offsets {frags!r} are not pairs")
     if text is not None and len(parts) > 2 and " ".join([text[a:b] for a, b in offs]) != parts[2]:
-        raise ValueError(f"brat file {str(p)!r} line {n}: offsets {frags} cover {' '.join(text[a:b] for a, b in offs)!r} "
-                         f"in {p.with_suffix('.txt').name}, the annotation says {parts[2]!r}")
+        raise ValueError(f"brat file {str(p)!r} line {n}: offsets {frags} cover "
+                         f"{' '.join(text[a:b] for a, b in offs)!r} in {p.with_suffix('.txt').name}, "
+                         f"the annotation says {parts[2]!r}")
     return label, offs
 
 # %% ../nbs/12_spans.ipynb #b2577f2f
@@ -659,7 +670,8 @@ def read_brat(
     files, recs, lines, nos, per, texts = [], [], [], [], [], {}
     for f, who in zip(fs, names):
         if not f.is_dir():
-            raise ValueError(f"brat folder {str(f)!r} is not a folder (give one folder of .ann/.txt files per annotator)")
+            raise ValueError(f"brat folder {str(f)!r} is not a folder "
+                             "(give one folder of .ann/.txt files per annotator)")
         anns = sorted(x for x in os.listdir(f) if x.endswith(".ann"))
         if not anns: raise ValueError(f"brat folder {str(f)!r} holds no .ann file")
         for name in anns:
@@ -744,7 +756,8 @@ def _tsv_lines(p: Path, col: int, lines: list) -> tuple[np.ndarray, list]:
     cs = [lines[n - 1].split("\t") for n in body]
     ok = [len(c) > col and "-" in c[1] for c in cs]
     if not all(ok):
-        raise ValueError(f"{str(p)!r} line {body[ok.index(False)]}: expected a token line with at least {col + 1} columns")
+        raise ValueError(f"{str(p)!r} line {body[ok.index(False)]}: "
+                         f"expected a token line with at least {col + 1} columns")
     return np.array(body, np.int64), cs
 
 # %% ../nbs/12_spans.ipynb #e9b27c9c
@@ -802,8 +815,8 @@ def _tsv_file(p: Path, doc, who, layer, feature, tokens: bool = True):
     ns, t = _tsv_table(p, col, text)
     a, b = _tsv_offsets(p, ns, t, col, text)
     sub = np.array(["." in x for x in t["id"].tolist()], bool) if "." in "".join(t["id"]) else np.zeros(len(ns), bool)
-    toks = pd.DataFrame({"doc": doc, "start": a[~sub], "end": b[~sub], "token": pd.Series(t["token"][~sub], dtype=object)}) \
-        if tokens else None
+    toks = None if not tokens else pd.DataFrame({"doc": doc, "start": a[~sub], "end": b[~sub],
+                                                 "token": pd.Series(t["token"][~sub], dtype=object)})
     lab, ids, i, k = _tsv_items(t["cell"], name.rsplit(".", 1)[-1])
     has = ids != None                                           # noqa: E711 (elementwise)
     it = pd.DataFrame({"label": lab, "id": ids, "a": a[i], "b": b[i], "n": ns[i], "k": k})
@@ -878,7 +891,7 @@ def read_doccano(
 ) -> Spans:
     "Spans from doccano JSONL (`label: [[start, end, tag], ...]` or `entities`), one annotator per file."
     ps = _paths(path, "doccano export")
-    who = [p.stem for p in ps] if annotator is None else ([annotator] if isinstance(annotator, str) else list(annotator))
+    who = [p.stem for p in ps] if annotator is None else [annotator] if isinstance(annotator, str) else list(annotator)
     if len(who) != len(ps): raise ValueError(f"annotator= names {len(who)} annotators for {len(ps)} files")
     recs, texts, where, tri, ents, kt, ke = [], {}, [], [], [], [], []
     for p, w in zip(ps, who):
@@ -922,7 +935,8 @@ def _iob_file(p: Path, column: int):
     ds = first == "-DOCSTART-"
     tok = (n > 0) & ~ds
     one = np.flatnonzero(tok & (n < 2))
-    if len(one): raise ValueError(f"IOB file {str(p)!r} line {one[0] + 1} has one column; expected the token and its tag")
+    if len(one):
+        raise ValueError(f"IOB file {str(p)!r} line {one[0] + 1} has one column; expected the token and its tag")
     idx = np.flatnonzero(tok)
     if not len(idx): raise ValueError(f"IOB file {str(p)!r} holds no token")
     col = column if column >= 0 else n[idx] + column
@@ -951,7 +965,8 @@ def _iob_tag_parts(tags: np.ndarray, p: Path, lines):
     pre = np.array([t[:1] for t in u], dtype="<U1")
     bad = ~np.isin(pre, list("BIOES")) | ((pre != "O") & np.array([len(t) < 3 or t.find("-") != 1 for t in u]))
     i = int(np.argmax(bad[codes])) if bad.any() else -1
-    if i >= 0: raise ValueError(f"IOB file {str(p)!r} line {lines[i]}: tag {u[codes[i]]!r} is not O, B-X, I-X, E-X or S-X")
+    if i >= 0:
+        raise ValueError(f"IOB file {str(p)!r} line {lines[i]}: tag {u[codes[i]]!r} is not O, B-X, I-X, E-X or S-X")
     tc, types = pd.factorize(np.array([t[2:] for t in u], dtype=object))
     return pre[codes], tc[codes], np.asarray(types, dtype=object)
 
@@ -966,7 +981,8 @@ def _iob_chunks(tags: np.ndarray, sents: np.ndarray, p: Path, lines, scheme: str
     start = (pre == "B") | (pre == "S") | (inside & ((pp == "O") | (pp == "E") | (pp == "S") | (pt != typ)))
     odd = start & (pre == "E") if scheme == "IOB1" else start & inside
     if odd.any(): warnings.warn(f"IOB file {str(p)!r}: {int(odd.sum())} chunk(s) start with I-/E- (first at line "
-                                f"{lines[odd.argmax()]}); read the way conlleval reads them (a new chunk)", stacklevel=4)
+                                f"{lines[odd.argmax()]}); read the way conlleval reads them (a new chunk)",
+                                stacklevel=4)
     first, stop = np.flatnonzero(start), np.flatnonzero(start | (pre == "O") | new)
     ends = np.r_[stop, len(pre)][np.searchsorted(stop, first, side="right")]
     return first, ends, types[typ[first]]
@@ -1001,7 +1017,8 @@ def read_iob(
             raise ValueError(f"IOB file {str(p)!r} line {lines[min(i, len(lines) - 1)]}: its tokens differ from "
                              f"{str(ref[0])!r} (token {i + 1}); every annotator's file must hold the same tokens")
         f, e, t = _iob_chunks(tags, sents, p, lines, scheme)
-        rows.append(pd.DataFrame({"doc": docs[f] + 1, "annotator": pd.Series(np.full(len(f), w, dtype=object), dtype=object),
+        who_f = pd.Series(np.full(len(f), w, dtype=object), dtype=object)
+        rows.append(pd.DataFrame({"doc": docs[f] + 1, "annotator": who_f,
                                   "start": ref[5][f], "end": ref[6][e - 1], "label": pd.Series(t, dtype=object),
                                   "origin": p.name, "origin_line": lines[f]}))
     toks, docs, sents, st, en = ref[1], ref[2], ref[3], ref[5], ref[6]
@@ -1024,7 +1041,8 @@ def export_files(
     if not p.is_dir() or (format == "brat" and any(p.glob("*.ann"))): return [p]
     if format == "label-studio": raise ValueError(f"{str(p)!r} is a folder; a Label Studio export is one JSON file")
     found = {"brat": sorted(x for x in p.iterdir() if x.is_dir() and not x.name.startswith(".")),
-             "webanno": sorted(p.glob("**/*.tsv")), "prodigy": sorted(p.glob("*.jsonl")), "doccano": sorted(p.glob("*.jsonl")),
+             "webanno": sorted(p.glob("**/*.tsv")), "prodigy": sorted(p.glob("*.jsonl")),
+             "doccano": sorted(p.glob("*.jsonl")),
              "iob": sorted(x for x in p.iterdir() if x.is_file() and not x.name.startswith("."))}[format]
     if not found: raise ValueError(f"folder {str(p)!r} holds no {format} export (see read_spans for the layouts)")
     return found
@@ -1039,7 +1057,8 @@ def read_spans(
     check_choice("format", format, tuple(SPAN_FORMATS))
     ps = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
     if len(ps) == 1: ps = export_files(ps[0], format)
-    if format == "label-studio" and len(ps) != 1: raise ValueError(f"format 'label-studio' reads one export file, not {len(ps)}")
+    if format == "label-studio" and len(ps) != 1:
+        raise ValueError(f"format 'label-studio' reads one export file, not {len(ps)}")
     return SPAN_FORMATS[format](ps[0] if format == "label-studio" else ps, **kwargs)
 
 # %% ../nbs/12_spans.ipynb #e680ba94
@@ -1074,7 +1093,7 @@ def _gap_lengths(d, a, s, e, lengths: np.ndarray, A: int) -> np.ndarray:
     tail = lengths[d[last]] - e[last]
     has = np.zeros((len(lengths), A), bool)
     has[d, a] = True
-    empty = np.repeat(lengths, A - has.sum(1))                     # annotators with no unit: the whole document is a gap
+    empty = np.repeat(lengths, A - has.sum(1))                     # an annotator with no unit: one gap, the document
     g = np.concatenate([inner, tail, empty])
     return g[g > 0]
 
@@ -1114,8 +1133,9 @@ def _alpha_u_parts(S: Spans) -> pd.DataFrame:
     for c, lab in enumerate(S.labels):                             # a loop over the (few) labels
         m = l[keep] == c
         dc, ac, sc, ec = _flatten(d[keep][m], a[keep][m], s[m], e[m])
-        if len(sc) < m.sum(): warnings.warn(f"{int(m.sum() - len(sc))} overlapping span(s) of one annotator labelled {lab!r} "
-                                            "merged into one unit (α_U needs units of a label not to overlap)", stacklevel=3)
+        if len(sc) < m.sum():
+            warnings.warn(f"{int(m.sum() - len(sc))} overlapping span(s) of one annotator labelled {lab!r} merged "
+                          "into one unit (α_U needs units of a label not to overlap)", stacklevel=3)
         gaps = _gap_lengths(dc, ac, sc, ec, lengths, A)
         rows[lab] = dict(observed=_observed_u(dc, ac, sc, ec, A) / (A * (A - 1) * L**2),
                          expected=_expected_u(ec - sc, gaps, A, L), units=len(sc))
@@ -1146,7 +1166,7 @@ def dissimilarity(
 
 # %% ../nbs/12_spans.ipynb #04f7d163
 def _edges(d, a, s, e, c, n: int, delta: float):
-    "Pairs (i < j by annotator) of units of different annotators with d <= (n - 1 + C(n, 2))Δ, as sorted keys i*N+j and their d."
+    "Pairs (i < j) of units of different annotators with d <= (n - 1 + C(n, 2))Δ: sorted keys i*N+j and their d."
     bound = (n - 1 + n * (n - 1) / 2) * delta
     lmax = np.zeros(d.max(initial=0) + 1, np.int64)
     np.maximum.at(lmax, d, e - s)
@@ -1161,7 +1181,7 @@ def _edges(d, a, s, e, c, n: int, delta: float):
 
 # %% ../nbs/12_spans.ipynb #7a71d53e
 def _extend(T: np.ndarray, cost: np.ndarray, M: np.ndarray, a, keys, dd, N: int):
-    "Tuples (rows of unit ids, -1 empty) grown by one unit of a later annotator joined to every member; M: members' sums of d."
+    "Tuples (rows of unit ids, -1 empty) grown by a unit of a later annotator joined to all; M: members' sums of d."
     last = T[np.arange(len(T)), np.where(T >= 0, np.arange(T.shape[1]), -1).max(axis=1)]
     lo, hi = np.searchsorted(keys, last * N), np.searchsorted(keys, last * N + N)
     cnt = hi - lo
@@ -1233,7 +1253,8 @@ def _cat_disorder(al: np.ndarray, s, e, c) -> float:
     nv = np.repeat((al >= 0).sum(1), len(i))
     k = (u >= 0) & (v >= 0)
     u, v, nv = u[k], v[k], nv[k]
-    w = np.maximum(0, 1 - ((np.abs(s[u] - s[v]) + np.abs(e[u] - e[v])) / ((e[u] - s[u]) + (e[v] - s[v]))) ** 2) / (nv - 1)
+    pos = (np.abs(s[u] - s[v]) + np.abs(e[u] - e[v])) / ((e[u] - s[u]) + (e[v] - s[v]))
+    w = np.maximum(0, 1 - pos ** 2) / (nv - 1)
     return float(divide((w * (c[u] != c[v])).sum(), w.sum(), np.nan))
 
 # %% ../nbs/12_spans.ipynb #8c873ff6
@@ -1281,4 +1302,5 @@ def gamma(
     g_cat = 1.0 if cat_obs == 0 else float(1 - divide(cat_obs, cat_exp, np.nan))
     return pd.Series({"gamma": 1 - obs / exp, "gamma_cat": g_cat,
                       "observed_disorder": obs, "expected_disorder": exp, "se": obs * se_exp / exp**2,
-                      "observed_cat_disorder": cat_obs, "expected_cat_disorder": cat_exp, "n_samples": n_samples}, name="gamma")
+                      "observed_cat_disorder": cat_obs, "expected_cat_disorder": cat_exp, "n_samples": n_samples},
+                     name="gamma")
