@@ -133,7 +133,7 @@ def _seen_table(codes: dict, seen) -> pd.DataFrame:
 def _check_labels(f: pd.DataFrame, codes: dict, labels, line_offset) -> pd.Index:
     "The label set: the declared one (every label must be in it) or the labels that occur, sorted."
     lc, lu = codes["label"]
-    if labels is None: return pd.Index(sorted(lu, key=str), name="label", dtype=object)
+    if labels is None: return pd.Index(sorted(lu, key=str), name="label")
     labels = pd.Index(list(labels), name="label")
     bad = np.flatnonzero(~pd.Index(lu, dtype=object).isin(labels)[lc])
     if len(bad): raise ValueError(f"label {f['label'].iat[bad[0]]!r} is not in the declared labels {list(labels)} "
