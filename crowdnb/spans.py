@@ -7,7 +7,9 @@ Docs: https://crowdnb.github.io/crowdnb/spans.html.md"""
 # %% ../nbs/12_spans.ipynb #234511df
 from __future__ import annotations
 import csv, json, os, re, warnings
-from io import StringIO
+from io import BytesIO, StringIO
+from itertools import chain, repeat
+from operator import getitem, itemgetter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,7 +53,8 @@ def _where(df: pd.DataFrame, rows, line_offset) -> str:
     "The rows at fault, by their origin (file and line/record) when the table has one, else by row (and CSV line)."
     rows = list(rows)
     if "origin" in df.columns:
-        shown = "; ".join(str(df["origin"].iat[r]) for r in rows[:3])
+        o, ln = df["origin"], df["origin_line"] if "origin_line" in df.columns else None
+        shown = "; ".join(str(o.iat[r]) + ("" if ln is None else f" line {ln.iat[r]}") for r in rows[:3])
     else:
         shown = ", ".join(f"{r}" + (f" (line {r + line_offset})" if line_offset else "") for r in rows[:3])
     more = f" and {len(rows) - 3} more" if len(rows) > 3 else ""
@@ -60,15 +63,17 @@ def _where(df: pd.DataFrame, rows, line_offset) -> str:
 # %% ../nbs/12_spans.ipynb #f4bedcd3
 def _offsets(df: pd.DataFrame, col: str, line_offset) -> np.ndarray:
     "A column of character offsets as int64, or a ValueError naming the rows that are not whole numbers."
-    v = pd.to_numeric(df[col], errors="coerce").to_numpy(dtype=float)
+    x = df[col]
+    if isinstance(x.dtype, np.dtype) and x.dtype.kind in "iu": return x.to_numpy(dtype=np.int64)
+    v = pd.to_numeric(x, errors="coerce").to_numpy(dtype=float)
     bad = np.flatnonzero(~np.isfinite(v) | (np.mod(v, 1) != 0))
     if len(bad): raise ValueError(f"column {col!r} must hold whole character offsets; {_where(df, bad, line_offset)} "
-                                  f"hold(s) {df[col].iat[bad[0]]!r}")
+                                  f"hold(s) {x.iat[bad[0]]!r}")
     return v.astype(np.int64)
 
 # %% ../nbs/12_spans.ipynb #3b34b439
 def _doc_table(docs_, texts) -> pd.DataFrame:
-    "One row per document: its text (None when unknown) and its length (-1 when unknown)."
+    "One row per document, those of `docs_` first in their order: its text (None when unknown), its length (-1)."
     t = pd.Series(texts if texts is not None else {}, dtype=object)
     idx = pd.Index(pd.unique(pd.concat([pd.Series(docs_, dtype=object), pd.Series(t.index, dtype=object)])), name="doc")
     text = t.reindex(idx).astype(object).where(lambda s: s.notna(), None)
@@ -76,57 +81,61 @@ def _doc_table(docs_, texts) -> pd.DataFrame:
     return pd.DataFrame({"text": text, "length": length}, index=idx)
 
 # %% ../nbs/12_spans.ipynb #67600895
-def _check_bounds(df, s, e, docs: pd.DataFrame, line_offset):
-    "ValueErrors for a negative start, end <= start and an end past the document's known length."
+def _check_bounds(df, s, e, n: np.ndarray, line_offset):
+    "ValueErrors for a negative start, end <= start and an end past `n`, each span's document length (-1: unknown)."
     bad = np.flatnonzero(s < 0)
     if len(bad): raise ValueError(f"negative start offset {s[bad[0]]} {_where(df, bad, line_offset)}")
     bad = np.flatnonzero(e <= s)
     if len(bad): raise ValueError(f"end <= start ({e[bad[0]]} <= {s[bad[0]]}) {_where(df, bad, line_offset)}: "
                                   "a span needs end > start (end is exclusive)")
-    n = docs["length"].reindex(df["doc"]).to_numpy()
     bad = np.flatnonzero((n >= 0) & (e > n))
     if len(bad): raise ValueError(f"end offset {e[bad[0]]} is past the end of document {df['doc'].iat[bad[0]]!r} "
                                   f"(length {n[bad[0]]}) {_where(df, bad, line_offset)}")
 
 # %% ../nbs/12_spans.ipynb #a79d90c7
-def _span_texts(df, s, e, docs: pd.DataFrame, given, line_offset) -> list:
-    "Each span's text cut from its document (None where unknown), checked against the text the source gives."
-    txt = docs["text"].reindex(df["doc"]).to_numpy()
-    cut = [None if t is None else t[a:b] for t, a, b in zip(txt, s.tolist(), e.tolist())]
-    if given is not None:
-        g = np.asarray(given, dtype=object)
-        bad = [i for i, (c, x) in enumerate(zip(cut, g)) if c is not None and isinstance(x, str) and c != x]
-        if bad: raise ValueError(f"offsets do not match the text {_where(df, bad, line_offset)}: [{s[bad[0]]}, {e[bad[0]]}) "
-                                 f"of document {df['doc'].iat[bad[0]]!r} is {cut[bad[0]]!r}, the source says {g[bad[0]]!r}")
-        cut = [x if c is None and isinstance(x, str) else c for c, x in zip(cut, g)]
-    return cut
+def _span_texts(df, s, e, text: np.ndarray, given, line_offset) -> np.ndarray:
+    "Each span's text cut from `text`, its document's (None where unknown), checked against the text the source gives."
+    known = np.fromiter(map(isinstance, text, repeat(str)), bool, len(text))
+    cut, i = np.full(len(s), None, dtype=object), np.flatnonzero(known)
+    cut[i] = list(map(getitem, text[i].tolist(), map(slice, s[i].tolist(), e[i].tolist())))
+    if given is None: return cut
+    g = np.asarray(given, dtype=object)
+    isstr = np.fromiter(map(isinstance, g, repeat(str)), bool, len(g))
+    bad = np.flatnonzero(known & isstr & (cut != g))
+    if len(bad): raise ValueError(f"offsets do not match the text {_where(df, bad, line_offset)}: "
+                                  f"[{s[bad[0]]}, {e[bad[0]]}) of document {df['doc'].iat[bad[0]]!r} is "
+                                  f"{cut[bad[0]]!r}, the source says {g[bad[0]]!r}")
+    return np.where(~known & isstr, g, cut)
 
 # %% ../nbs/12_spans.ipynb #3b4f92f4
-def _merge_duplicates(f: pd.DataFrame) -> pd.DataFrame:
+def _merge_duplicates(f: pd.DataFrame, codes: dict) -> tuple[pd.DataFrame, dict]:
     "The spans without exact repeats (same doc, annotator, start, end and label), with a warning when there were any."
-    dup = f.duplicated(["doc", "annotator", "start", "end", "label"]).to_numpy()
-    if dup.any():
-        warnings.warn(f"{int(dup.sum())} exact duplicate span(s) merged (same doc, annotator, offsets and label), "
-                      f"e.g. {f.loc[dup, ['doc', 'annotator', 'start', 'end', 'label']].iloc[0].tolist()}", stacklevel=3)
-        f = f.loc[~dup]
-    return f.reset_index(drop=True)
+    key = pd.DataFrame({"d": codes["doc"][0], "a": codes["annotator"][0], "s": f["start"].to_numpy(),
+                        "e": f["end"].to_numpy(), "l": codes["label"][0]})
+    dup = key.duplicated().to_numpy()
+    if not dup.any(): return f, codes
+    warnings.warn(f"{int(dup.sum())} exact duplicate span(s) merged (same doc, annotator, offsets and label), "
+                  f"e.g. {f.loc[dup, ['doc', 'annotator', 'start', 'end', 'label']].iloc[0].tolist()}", stacklevel=3)
+    return f.loc[~dup].reset_index(drop=True), {k: (c[~dup], u) for k, (c, u) in codes.items()}
 
 # %% ../nbs/12_spans.ipynb #e030009e
-def _seen_table(f: pd.DataFrame, seen) -> pd.DataFrame:
+def _seen_table(codes: dict, seen) -> pd.DataFrame:
     "(doc, annotator) pairs: the given ones plus every pair that has spans; None = every annotator saw every document."
-    have = f[["doc", "annotator"]]
+    (dc, du), (ac, au) = codes["doc"], codes["annotator"]
+    pair = pd.unique(dc * len(au) + ac)
+    have = pd.DataFrame({"doc": du[pair // len(au)], "annotator": au[pair % len(au)]})
     if seen is None:
-        d, a = pd.unique(f["doc"]), pd.unique(f["annotator"])
-        seen = pd.DataFrame({"doc": np.repeat(d, len(a)), "annotator": np.tile(a, len(d))})
+        seen = pd.DataFrame({"doc": np.repeat(du, len(au)), "annotator": np.tile(au, len(du))})
     else: seen = pd.DataFrame(seen, columns=["doc", "annotator"])
     return pd.concat([seen, have]).drop_duplicates().reset_index(drop=True)
 
 # %% ../nbs/12_spans.ipynb #5afdb1a5
-def _check_labels(f: pd.DataFrame, labels, line_offset) -> pd.Index:
+def _check_labels(f: pd.DataFrame, codes: dict, labels, line_offset) -> pd.Index:
     "The label set: the declared one (every label must be in it) or the labels that occur, sorted."
-    if labels is None: return pd.Index(sorted(pd.unique(f["label"]), key=str), name="label")
+    lc, lu = codes["label"]
+    if labels is None: return pd.Index(sorted(lu, key=str), name="label")
     labels = pd.Index(list(labels), name="label")
-    bad = np.flatnonzero(~f["label"].isin(labels).to_numpy())
+    bad = np.flatnonzero(~pd.Index(lu, dtype=object).isin(labels)[lc])
     if len(bad): raise ValueError(f"label {f['label'].iat[bad[0]]!r} is not in the declared labels {list(labels)} "
                                   f"{_where(f, bad, line_offset)}")
     return labels
@@ -136,14 +145,16 @@ def _span_table(data, delimiter):
     "The table behind `data`: (DataFrame, CSV line offset or None)."
     if isinstance(data, (str, os.PathLike)): return read_table(data, delimiter), 2
     if not isinstance(data, pd.DataFrame):
-        raise TypeError(f"spans must be Spans, a long DataFrame (one row per span) or a CSV path, not {type(data).__name__}")
+        raise TypeError("spans must be Spans, a long DataFrame (one row per span) or a CSV path, "
+                        f"not {type(data).__name__}")
     return data, None
 
 # %% ../nbs/12_spans.ipynb #b40e0c84
 def _check_columns(df: pd.DataFrame, cols: dict, line_offset):
     "ValueErrors for a missing column and for an empty doc, annotator or label (one isna per column)."
     miss = [f"{k}={v!r}" for k, v in cols.items() if v is not None and v not in df.columns]
-    if miss: raise ValueError(f"the spans lack the column(s) {', '.join(miss)}; their columns are {list(map(str, df.columns))}")
+    if miss: raise ValueError(f"the spans lack the column(s) {', '.join(miss)}; "
+                              f"their columns are {list(map(str, df.columns))}")
     for k in ("doc", "annotator", "label"):
         bad = np.flatnonzero(df[cols[k]].isna().to_numpy())
         if len(bad): raise ValueError(f"column {cols[k]!r} is empty {_where(df, bad, line_offset)}")
@@ -154,7 +165,8 @@ def _span_frame(df: pd.DataFrame, doc, annotator, start, end, label, line_offset
     s, e = _offsets(df, start, line_offset), _offsets(df, end, line_offset)
     obj = lambda c: pd.Series(df[c].to_numpy(dtype=object), dtype=object)      # object columns: no string conversion
     f = pd.DataFrame({"doc": obj(doc), "annotator": obj(annotator), "start": s, "end": e, "label": obj(label)})
-    if "origin" in df.columns: f["origin"] = obj("origin")
+    for c in ("origin", "origin_line"):
+        if c in df.columns: f[c] = df[c].array
     return f, s, e
 
 def _seen_docs(seen) -> np.ndarray:
@@ -184,13 +196,16 @@ def as_spans(
     df, line_offset = _span_table(data, delimiter)
     _check_columns(df, dict(doc=doc, annotator=annotator, start=start, end=end, label=label, text=text), line_offset)
     f, s, e = _span_frame(df, doc, annotator, start, end, label, line_offset)
-    docs = _doc_table(np.concatenate([f["doc"].to_numpy(dtype=object), _seen_docs(seen)]), texts)
-    _check_bounds(f, s, e, docs, line_offset)
-    lab = _check_labels(f, labels, line_offset)
+    codes = {c: pd.factorize(f[c].to_numpy()) for c in ("doc", "annotator", "label")}
+    docs = _doc_table(np.concatenate([codes["doc"][1], _seen_docs(seen)]), texts)   # the spans' documents first
+    dc = codes["doc"][0]
+    _check_bounds(f, s, e, docs["length"].to_numpy()[dc], line_offset)
+    lab = _check_labels(f, codes, labels, line_offset)
     given = None if text is None else df[text].to_numpy(dtype=object)
-    f["text"] = pd.Series(_span_texts(f, s, e, docs, given, line_offset), dtype=object)
-    f = _merge_duplicates(f.drop(columns=["origin"], errors="ignore"))
-    return Spans(f, docs, _seen_table(f, seen), lab, tokens)
+    cut = _span_texts(f, s, e, docs["text"].to_numpy(dtype=object)[dc], given, line_offset)
+    f["text"] = pd.Series(cut, dtype=object)
+    f, codes = _merge_duplicates(f.drop(columns=["origin", "origin_line"], errors="ignore"), codes)
+    return Spans(f, docs, _seen_table(codes, seen), lab, tokens)
 
 # %% ../nbs/12_spans.ipynb #18bb40d9
 MATCHES = ("exact", "boundary", "partial", "type", "overlap")
@@ -239,11 +254,11 @@ def _codes_in(values: pd.Series, index: pd.Index) -> np.ndarray:
 # %% ../nbs/12_spans.ipynb #2dd5bc34
 @patch
 def codes(self: Spans) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    "Integer codes of each span's document, annotator and label (positions in `docs`, `annotators`, `labels`), computed once."
+    "Integer codes of each span's document, annotator and label (positions in `docs`, `annotators`, `labels`)."
     if "_codes" not in self.__dict__:
         f = self.frame
-        self.__dict__["_codes"] = tuple(_codes_in(f[c], idx) for c, idx in
-                                       (("doc", self.docs.index), ("annotator", self.annotators), ("label", self.labels)))
+        pairs = (("doc", self.docs.index), ("annotator", self.annotators), ("label", self.labels))
+        self.__dict__["_codes"] = tuple(_codes_in(f[c], idx) for c, idx in pairs)
     return self.__dict__["_codes"]
 
 # %% ../nbs/12_spans.ipynb #ae345b11
@@ -269,7 +284,7 @@ def match_spans(
     match: str = "exact",  # 'exact', 'boundary', 'partial', 'type' or 'overlap' (SemEval-2013 Task 9.1, see above)
     same_label: bool = False,  # match only spans of the same label, whatever `match` says (scores per label)
 ) -> pd.DataFrame:
-    "The one-to-one matching of each pair of annotators: one row per matched pair (reference row, response row, credit)."
+    "The one-to-one matching of each pair of annotators: one row per matched pair (reference, response, credit)."
     S, match = as_spans(spans), check_choice("match", match, MATCHES)
     i, j, credit, iou, a = _candidates(S, match, same_label)
     order = np.lexsort((j, i, -iou, -credit))
@@ -291,7 +306,8 @@ def _seen_matrix(S: Spans, n_keys: int) -> sparse.csr_matrix:
     d = S.docs.index.get_indexer(S.seen["doc"])
     a = S.annotators.get_indexer(S.seen["annotator"])
     rows = (d[:, None] * n_keys + np.arange(n_keys)).ravel()
-    return sparse.csr_matrix((np.ones(len(rows)), (rows, np.repeat(a, n_keys))), shape=(len(S.docs) * n_keys, len(S.annotators)))
+    return sparse.csr_matrix((np.ones(len(rows)), (rows, np.repeat(a, n_keys))),
+                             shape=(len(S.docs) * n_keys, len(S.annotators)))
 
 # %% ../nbs/12_spans.ipynb #b9e5906f
 def _pair_counts(S: Spans, key, n_keys, m: pd.DataFrame, group_by_doc: bool):
@@ -318,7 +334,8 @@ def _f1_table(tp, n_ref, n_resp, groups, names, by) -> pd.DataFrame:
     t, nr, ns = tp[g, a, b], n_ref[g, a, b], n_resp[g, a, b]
     out = pd.DataFrame({"reference": names[a], "response": names[b]})
     if by is not None: out[by] = groups[g]
-    out = out.assign(tp=t, fp=ns - t, fn=nr - t, precision=divide(t, ns), recall=divide(t, nr), f1=divide(2 * t, nr + ns))
+    out = out.assign(tp=t, fp=ns - t, fn=nr - t, precision=divide(t, ns), recall=divide(t, nr),
+                     f1=divide(2 * t, nr + ns))
     return out.set_index(["reference", "response"] + ([by] if by else []))
 
 # %% ../nbs/12_spans.ipynb #a4edb9c8
@@ -331,7 +348,8 @@ def span_f1(
     S = as_spans(spans)
     check_choice("by", by, (None, "label", "doc"))
     idle = list(S.annotators[np.bincount(S.codes()[1], minlength=len(S.annotators)) == 0])
-    if idle: warnings.warn(f"annotator(s) {idle} marked no span: their precision is 0 by convention (0/0)", stacklevel=2)
+    if idle: warnings.warn(f"annotator(s) {idle} marked no span: their precision is 0 by convention (0/0)",
+                           stacklevel=2)
     d, _, l = S.codes()
     key, n_keys = (l, len(S.labels)) if by == "label" else (np.zeros(len(l), np.int64), 1)
     m = match_spans(S, match, same_label=by == "label")
@@ -344,7 +362,8 @@ def _summary_row(t: pd.DataFrame) -> dict:
     "pairs, mean and SD of F1 over the pairs, micro F1 and the pooled counts of a span_f1 table."
     pos, act = (t["tp"] + t["fn"]).sum(), (t["tp"] + t["fp"]).sum()
     return dict(pairs=len(t), mean_f1=t["f1"].mean(), sd_f1=t["f1"].std(ddof=1) if len(t) > 1 else np.nan,
-                micro_f1=float(divide(2 * t["tp"].sum(), pos + act)), tp=t["tp"].sum(), fp=t["fp"].sum(), fn=t["fn"].sum())
+                micro_f1=float(divide(2 * t["tp"].sum(), pos + act)), tp=t["tp"].sum(), fp=t["fp"].sum(),
+                fn=t["fn"].sum())
 
 # %% ../nbs/12_spans.ipynb #5ade825d
 ALL = "(all labels)"
@@ -367,11 +386,11 @@ TOKEN = re.compile(r"\w+|[^\w\s]")
 
 @patch
 def token_table(self: Spans) -> pd.DataFrame:
-    "The documents' tokens (doc, start, end), sorted: the source's tokens, else each text split into words and punctuation."
+    "The documents' tokens (doc, start, end), sorted: the source's tokens, else each text cut into words and marks."
     if self.tokens is not None: return self.tokens.sort_values(["doc", "start"], key=None).reset_index(drop=True)
     blind = self.docs.index[self.docs["text"].isna()]
-    if len(blind): raise ValueError(f"level='token' needs each document's text or tokens; document(s) {list(blind[:3])} "
-                                    "have neither: use level='char'")
+    if len(blind): raise ValueError("level='token' needs each document's text or tokens; "
+                                    f"document(s) {list(blind[:3])} have neither: use level='char'")
     rows = [(d, m.start(), m.end()) for d, t in self.docs["text"].items() for m in TOKEN.finditer(t)]
     return pd.DataFrame(rows, columns=["doc", "start", "end"])
 
@@ -408,10 +427,10 @@ def _covering(S: Spans, units: pd.DataFrame, nested: str) -> tuple[np.ndarray, n
 def to_judgments(
     self: Spans,
     level: str = "token",  # unit of the judgments: 'token' or 'char'
-    nested: str = "shortest",  # a unit under several spans of one annotator takes the 'shortest' or the 'longest' one's label
+    nested: str = "shortest",  # a unit under several spans of one annotator: the 'shortest' or 'longest' one's label
     outside: str = "O",  # the answer of a unit that no span of the annotator covers
 ) -> Judgments:
-    "Judgments with one unit per token (or character): each annotator who saw its document gives its label or `outside`."
+    "Judgments with one unit per token (or character): each annotator who saw its document gives a label or `outside`."
     check_choice("level", level, ("token", "char"))
     check_choice("nested", nested, ("shortest", "longest"))
     if outside in set(self.labels): raise ValueError(f"outside={outside!r} is also a span label; pass another outside=")
@@ -434,7 +453,7 @@ COEFFICIENTS = ("alpha", "fleiss", "cohen", "scott", "ac1")
 
 def token_agreement(
     spans,  # `Spans` or anything `as_spans` accepts
-    coefficient: str = "alpha",  # 'alpha' (Krippendorff, nominal), 'fleiss', 'cohen' or 'scott' (two annotators), 'ac1' (Gwet)
+    coefficient: str = "alpha",  # 'alpha' (Krippendorff, nominal), 'fleiss', 'cohen'/'scott' (two), 'ac1' (Gwet)
     level: str = "token",  # unit: 'token' or 'char'
     nested: str = "shortest",  # which label a unit under nested spans takes: 'shortest' or 'longest' span
 ) -> float:
@@ -487,19 +506,29 @@ def _not_this_tool(path, where, rec, tool: str, needs: str):
     keys = sorted(rec) if isinstance(rec, dict) else type(rec).__name__
     guess = ("a Label Studio export (read_label_studio)" if isinstance(rec, dict) and "annotations" in rec else
              "a Prodigy export (read_prodigy)" if isinstance(rec, dict) and "answer" in rec else
-             "a doccano export (read_doccano)" if isinstance(rec, dict) and ("entities" in rec or "label" in rec) else None)
+             "a doccano export (read_doccano)" if isinstance(rec, dict) and ("entities" in rec or "label" in rec)
+             else None)
     raise ValueError(f"{str(path)!r} {where} is not a {tool} record: it needs {needs}, it has {keys}"
                      + (f"; it looks like {guess}" if guess else ""))
 
 # %% ../nbs/12_spans.ipynb #594e3603
-def _spans_from_rows(rows, where, texts, seen, labels, tokens=None):
-    "Spans from reader rows (doc, annotator, start, end, label, record number), the records' origins, texts and who saw what."
-    if not rows: raise ValueError("the export holds no span at all")
-    d, a, s, e, l, k = zip(*rows)
-    o = np.asarray(where, dtype=object)[np.asarray(k)]
-    df = pd.DataFrame({"doc": pd.Series(d, dtype=object), "annotator": pd.Series(a, dtype=object), "start": s, "end": e,
-                       "label": pd.Series(l, dtype=object), "origin": pd.Series(o, dtype=object)})
-    return as_spans(df, texts=texts, seen=seen, labels=labels, tokens=tokens)
+def _fields(items: list, keys) -> list:
+    "Columns `keys` of a list of span dicts, read at once; a missing key (or an item that is no dict) gives NaN."
+    try: return [list(map(itemgetter(k), items)) for k in keys]
+    except (KeyError, IndexError, TypeError):
+        t = pd.DataFrame([x if isinstance(x, dict) else {} for x in items], columns=list(keys))
+        return [t[k].to_numpy(dtype=object) for k in keys]
+
+def _record_spans(recs: list, at, start, end, label, texts, labels, line=None) -> Spans:
+    "Spans of an export: `recs` (doc, annotator, origin) per record, `at` each span's record, offsets, label (, line)."
+    if not len(at): raise ValueError("the export holds no span at all")
+    d, a, o = (np.fromiter(x, dtype=object, count=len(recs)) for x in zip(*recs))
+    (oc, ou), at = pd.factorize(o), np.asarray(at, dtype=np.int64)
+    obj = lambda x: pd.Series(x, dtype=object)
+    df = pd.DataFrame({"doc": obj(d[at]), "annotator": obj(a[at]), "start": start, "end": end, "label": obj(label),
+                       "origin": pd.Categorical.from_codes(oc[at], ou)})
+    if line is not None: df["origin_line"] = line
+    return as_spans(df, texts=texts, seen=list(zip(d.tolist(), a.tolist())), labels=labels)
 
 # %% ../nbs/12_spans.ipynb #5ea92324
 def _ls_user(c) -> str:
@@ -524,21 +553,23 @@ def read_label_studio(
 ) -> Spans:
     "Spans from a Label Studio JSON export: one annotator per `completed_by`, `labels` results, the text from `data`."
     (p,) = _paths(path, "Label Studio export")
-    rows, texts, seen, where = [], {}, [], []
+    recs, vals, counts, texts = [], [], [], {}
     for r, task in enumerate(_json_records(p, "Label Studio"), 1):
         if not isinstance(task, dict) or "data" not in task or "annotations" not in task:
             _not_this_tool(p, f"task {r}", task, "Label Studio", "'data' and 'annotations'")
         doc = task.get("id", r)
-        texts[doc], k = _ls_text(task, text_key), len(where)
-        where.append(f"{p.name} task {r} (id {doc})")
+        texts[doc] = _ls_text(task, text_key)
         for ann in task["annotations"]:
             if ann.get("was_cancelled"): continue
-            who = _ls_user(ann.get("completed_by"))
-            seen.append((doc, who))
-            rows += [(doc, who, v["start"], v["end"], lab, k)
-                     for x in ann.get("result", []) if x.get("type") == "labels"
-                     for v in [x.get("value", {})] for lab in v.get("labels", [])]
-    return _spans_from_rows(rows, where, texts, seen, labels)
+            v = [x.get("value", {}) for x in ann.get("result", []) if x.get("type") == "labels"]
+            recs.append((doc, _ls_user(ann.get("completed_by")), f"{p.name} task {r} (id {doc})"))
+            vals += v
+            counts.append(len(v))
+    s, e, labs = _fields(vals, ("start", "end", "labels"))
+    labs = [x if isinstance(x, (list, tuple)) else [] for x in labs]    # a value may carry several labels
+    k = np.fromiter(map(len, labs), np.int64, len(labs))
+    at = np.repeat(np.repeat(np.arange(len(recs)), counts), k)
+    return _record_spans(recs, at, np.repeat(s, k), np.repeat(e, k), list(chain.from_iterable(labs)), texts, labels)
 
 # %% ../nbs/12_spans.ipynb #7a505fb7
 def read_prodigy(
@@ -547,34 +578,84 @@ def read_prodigy(
     annotator: str | None = None,  # the annotator when the records carry no `_annotator_id` / `_session_id`
 ) -> Spans:
     "Spans from Prodigy JSONL: the annotator from `_annotator_id` or `_session_id`, accepted answers only."
-    rows, texts, seen, where = [], {}, [], []
+    recs, items, counts, texts = [], [], [], {}
     for p in _paths(path, "Prodigy export"):
         for n, rec in _jsonl_records(p, "Prodigy"):
             if not isinstance(rec, dict) or "text" not in rec or "answer" not in rec:
                 _not_this_tool(p, f"line {n}", rec, "Prodigy", "'text' and 'answer'")
             if rec["answer"] != "accept": continue
             who = rec.get("_annotator_id") or rec.get("_session_id") or annotator
-            if who is None: raise ValueError(f"{str(p)!r} line {n} names no annotator (_annotator_id, _session_id): pass annotator=")
+            if who is None:
+                raise ValueError(f"{str(p)!r} line {n} names no annotator (_annotator_id, _session_id): "
+                                 "pass annotator=")
             doc = rec.get("_input_hash", rec["text"])
-            texts[doc], k = rec["text"], len(where)
-            seen.append((doc, who)); where.append(f"{p.name} line {n}")
-            rows += [(doc, who, s["start"], s["end"], s.get("label"), k) for s in rec.get("spans") or []]
-    return _spans_from_rows(rows, where, texts, seen, labels)
+            texts[doc], sp = rec["text"], list(rec.get("spans") or [])
+            recs.append((doc, who, f"{p.name} line {n}"))
+            items += sp
+            counts.append(len(sp))
+    s, e, l = _fields(items, ("start", "end", "label"))
+    return _record_spans(recs, np.repeat(np.arange(len(recs)), counts), s, e, l, texts, labels)
 
 # %% ../nbs/12_spans.ipynb #9c00c35c
 def _brat_line(line: str, p: Path, n: int, text):
     "(label, [(start, end), ...]) of a T line, checked against the text it quotes."
     parts = line.split("\t")
     if len(parts) < 2 or " " not in parts[1]:
-        raise ValueError(f"brat file {str(p)!r} line {n} is not a text-bound annotation 'T1<TAB>Label START END<TAB>text'")
+        raise ValueError(f"brat file {str(p)!r} line {n} is not a text-bound annotation "
+                         "'T1<TAB>Label START END<TAB>text'")
     label, frags = parts[1].split(" ", 1)
     try: offs = [tuple(map(int, f.split())) for f in frags.split(";")]
-    except ValueError: raise ValueError(f"brat file {str(p)!r} line {n}: offsets {frags!r} are not 'START END[;START END]'") from None
-    if any(len(o) != 2 for o in offs): raise ValueError(f"brat file {str(p)!r} line {n}: offsets {frags!r} are not pairs")
+    except ValueError:
+        raise ValueError(f"brat file {str(p)!r} line {n}: offsets {frags!r} are not 'START END[;START END]'") from None
+    if any(len(o) != 2 for o in offs):
+        raise ValueError(f"brat file {str(p)!r} line {n}: offsets {frags!r} are not pairs")
     if text is not None and len(parts) > 2 and " ".join([text[a:b] for a, b in offs]) != parts[2]:
-        raise ValueError(f"brat file {str(p)!r} line {n}: offsets {frags} cover {' '.join(text[a:b] for a, b in offs)!r} "
-                         f"in {p.with_suffix('.txt').name}, the annotation says {parts[2]!r}")
+        raise ValueError(f"brat file {str(p)!r} line {n}: offsets {frags} cover "
+                         f"{' '.join(text[a:b] for a, b in offs)!r} in {p.with_suffix('.txt').name}, "
+                         f"the annotation says {parts[2]!r}")
     return label, offs
+
+# %% ../nbs/12_spans.ipynb #b2577f2f
+_BRAT_T = re.compile(r"^T[^\t\n]*\t([^ \t\n]+) (\d+ \d+(?:;\d+ \d+)*)(\t([^\n]*))?$", re.M)
+
+def _brat_fields(lines: list) -> tuple | None:
+    "(labels, offsets, '\\t' where a text is quoted, texts) of the T lines: two splits if all are plain, else a regex"
+    parts = "\t".join(lines).split("\t")
+    if len(parts) == 3 * len(lines) and ";" not in (mid := " ".join(parts[1::3])):
+        m = mid.split(" ")
+        if len(m) == 3 * len(lines):
+            return m[0::3], list(map(" ".join, zip(m[1::3], m[2::3]))), ("\t",) * len(lines), parts[2::3]
+    found = _BRAT_T.findall("\n".join(lines))                  # every line at once; None if one line is odd
+    return tuple(zip(*found)) if len(found) == len(lines) else None
+
+def _brat_parse(files: list, lines: list, nos: list, per: list) -> tuple:
+    "(line index, label, start, end) of each span of the T `lines`, `per` file of `files` ((path, text) pairs)."
+    fi, fields = np.repeat(np.arange(len(files)), per), _brat_fields(lines)
+    try: ab = np.array(" ".join(fields[1]).replace(";", " ").split(), np.int64).reshape(-1, 2)
+    except (TypeError, ValueError):                             # read each line alone, to name the culprit
+        parsed = [_brat_line(l, Path(files[i][0]), n, files[i][1]) for l, i, n in zip(lines, fi.tolist(), nos)]
+        k = [len(o) for _, o in parsed]
+        ab = np.array([x for _, o in parsed for x in o], np.int64).reshape(-1, 2)
+        return np.repeat(np.arange(len(lines)), k), [l for l, o in parsed for _ in o], ab[:, 0], ab[:, 1]
+    lab, offs, has, quote = fields
+    k = np.array([o.count(";") + 1 for o in offs]) if len(ab) > len(offs) else np.ones(len(offs), np.int64)
+    _brat_quotes(files, fi, nos, offs, quote, has, ab, k)
+    return np.repeat(np.arange(len(lines)), k), np.repeat(np.array(lab, dtype=object), k), ab[:, 0], ab[:, 1]
+
+# %% ../nbs/12_spans.ipynb #428bc9b5
+def _brat_quotes(files, fi, nos, offs, quote, has, ab, k):
+    "A ValueError naming the first T line whose offsets do not cover the text it quotes."
+    text, first = np.array([t for _, t in files], dtype=object)[fi], np.cumsum(k) - k
+    chk = np.flatnonzero(np.fromiter(map(isinstance, text, repeat(str)), bool, len(text)) & (np.array(has) != ""))
+    a, b = ab[first[chk], 0].tolist(), ab[first[chk], 1].tolist()
+    cover = np.array(list(map(getitem, text[chk].tolist(), map(slice, a, b))) + [None], dtype=object)[:-1]
+    cut = lambda i: " ".join(text[i][x:y] for x, y in ab[first[i]:first[i] + k[i]].tolist())
+    for j in np.flatnonzero(k[chk] > 1): cover[j] = cut(chk[j])             # discontinuous: fragments joined
+    bad = chk[cover != np.array([*quote, None], dtype=object)[:-1][chk]]
+    if len(bad):
+        i, p = bad[0], Path(files[fi[bad[0]]][0])
+        raise ValueError(f"brat file {str(p)!r} line {nos[i]}: offsets {offs[i]} cover {cut(i)!r} in "
+                         f"{p.with_suffix('.txt').name}, the annotation says {quote[i]!r}")
 
 # %% ../nbs/12_spans.ipynb #499cdc5b
 def read_brat(
@@ -586,23 +667,30 @@ def read_brat(
     fs = _paths(folders, "brat folder")
     names = [f.name for f in fs] if annotators is None else list(annotators)
     if len(names) != len(fs): raise ValueError(f"annotators names {len(names)} annotators for {len(fs)} folders")
-    rows, texts, seen, where = [], {}, [], []
+    files, recs, lines, nos, per, texts = [], [], [], [], [], {}
     for f, who in zip(fs, names):
-        if not f.is_dir(): raise ValueError(f"brat folder {str(f)!r} is not a folder (give one folder of .ann/.txt files per annotator)")
-        anns = sorted(f.glob("*.ann"))
+        if not f.is_dir():
+            raise ValueError(f"brat folder {str(f)!r} is not a folder "
+                             "(give one folder of .ann/.txt files per annotator)")
+        anns = sorted(x for x in os.listdir(f) if x.endswith(".ann"))
         if not anns: raise ValueError(f"brat folder {str(f)!r} holds no .ann file")
-        for p in anns:
-            t = p.with_suffix(".txt")
-            text = t.read_text(encoding="utf-8") if t.exists() else None
-            stem, name = p.stem, p.name                        # pathlib's properties, once per file
+        for name in anns:
+            p, stem = os.path.join(f, name), name[:-4]
+            try:
+                with open(p[:-4] + ".txt", encoding="utf-8") as fh: text = fh.read()
+            except FileNotFoundError: text = None
+            with open(p, encoding="utf-8") as fh: ls = fh.read().splitlines()
             texts.setdefault(stem, text)
-            seen.append((stem, who))
-            for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
-                if line[:1] != "T": continue
-                label, offs = _brat_line(line, p, n, text)
-                rows += [(stem, who, a, b, label, len(where)) for a, b in offs]
-                where.append(f"{name} line {n}")
-    return _spans_from_rows(rows, where, texts, seen, labels)
+            ns = [n for n, l in enumerate(ls, 1) if l[:1] == "T"]
+            lines += [ls[n - 1] for n in ns]
+            nos += ns
+            per.append(len(ns))
+            files.append((p, text))
+            recs.append((stem, who, name))
+    if not lines: raise ValueError("the export holds no span at all")
+    at, lab, s, e = _brat_parse(files, lines, nos, per)
+    fi = np.repeat(np.arange(len(files)), per)[at]
+    return _record_spans(recs, fi, s, e, lab, texts, labels, line=np.asarray(nos, dtype=np.int64)[at])
 
 # %% ../nbs/12_spans.ipynb #959f8442
 def _tsv_columns(header: list[str], layer, feature) -> tuple[int, str, str]:
@@ -646,17 +734,20 @@ def _tsv_header(p: Path, lines: list, layer, feature) -> tuple[int, str]:
     return col, name
 
 # %% ../nbs/12_spans.ipynb #7c8c021e
-def _tsv_items(cells: np.ndarray, short: str) -> tuple[list, list, np.ndarray, np.ndarray]:
-    "(labels, ids, cell index, item index) of every annotation in a feature column; plain labels skip the regexes."
+def _tsv_items(cells: np.ndarray, short: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    "(labels, ids (None: none), cell index, item index) of the annotations in a feature column; plain ones at once."
     full = np.flatnonzero((cells != "_") & (cells != ""))
-    hard = np.array([c == "*" or "|" in c or "[" in c or "\\" in c for c in cells[full].tolist()], dtype=bool)
+    v = cells[full].tolist()
+    odd = (cells[full] == "*").any() or any(c in "\x00".join(v) for c in "|[\\")    # any stacked, id'd or escaped?
+    hard = np.array([c == "*" or "|" in c or "[" in c or "\\" in c for c in v], bool) if odd else np.zeros(len(v), bool)
     i1, i2 = full[~hard], full[hard]
     items = [(i, k, lab, j) for i in i2.tolist() for k, (lab, j) in enumerate(_tsv_cell(cells[i], short))]
     i, k, lab, j = (list(x) for x in zip(*items)) if items else ([], [], [], [])
     order = np.argsort(np.r_[i1, np.array(i, np.int64)], kind="stable")
-    lab, ids = np.r_[cells[i1].astype(object), np.array(lab, dtype=object)], np.array([None] * len(i1) + j, dtype=object)
+    lab = np.r_[cells[i1].astype(object), np.array([*lab, None], dtype=object)[:-1]]
+    ids = np.array([None] * len(i1) + j + [None], dtype=object)[:-1]
     at, k = np.r_[i1, i].astype(np.int64)[order], np.r_[np.zeros(len(i1)), k].astype(np.int64)[order]
-    return lab[order].tolist(), ids[order].tolist(), at, k
+    return lab[order], ids[order], at, k
 
 # %% ../nbs/12_spans.ipynb #814d1e05
 def _tsv_lines(p: Path, col: int, lines: list) -> tuple[np.ndarray, list]:
@@ -664,46 +755,80 @@ def _tsv_lines(p: Path, col: int, lines: list) -> tuple[np.ndarray, list]:
     body = [n for n, l in enumerate(lines, 1) if l and l[0] != "#"]
     cs = [lines[n - 1].split("\t") for n in body]
     ok = [len(c) > col and "-" in c[1] for c in cs]
-    if not all(ok): raise ValueError(f"{str(p)!r} line {body[ok.index(False)]}: expected a token line with at least {col + 1} columns")
+    if not all(ok):
+        raise ValueError(f"{str(p)!r} line {body[ok.index(False)]}: "
+                         f"expected a token line with at least {col + 1} columns")
     return np.array(body, np.int64), cs
 
 # %% ../nbs/12_spans.ipynb #e9b27c9c
-def _tsv_table(p: Path, col: int, lines: list) -> tuple[np.ndarray, pd.DataFrame]:
-    "(line numbers, columns 0, 1, 2 and `col` as strings) of the token lines, cut by pandas' C parser."
-    ns = np.flatnonzero([bool(l) and l[0] != "#" for l in lines]) + 1
-    body = [lines[n - 1] for n in ns.tolist()]
-    try:
-        t = pd.read_csv(StringIO("\n".join(body)), sep="\t", header=None, dtype=object, quoting=csv.QUOTE_NONE,
-                        na_filter=False, skip_blank_lines=False, engine="c")
-        ok = len(t) == len(ns) and min(map(str.count, body, "\t" * len(body)), default=col) >= col \
-             and all("-" in x for x in t[1].tolist())
-    except (ValueError, pd.errors.ParserError): ok = False
-    if not ok:                                                   # ragged or bad lines: cut them one by one
-        ns, cs = _tsv_lines(p, col, lines)
-        t = pd.DataFrame({k: [c[k] for c in cs] for k in sorted({0, 1, 2, col})}, dtype=object)
-    return ns, t[[0, 1, 2, col]].set_axis(["id", "offsets", "token", "cell"], axis=1)
+def _tsv_body(text: str, col: int) -> tuple[np.ndarray, list] | None:
+    "(line numbers, fields) of the token lines, cut sentence by sentence ('#' lines lead each); None if ragged or odd."
+    if any(c in text for c in "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"): return None      # other line breaks
+    parts, first, count, line = [], [], [], 1
+    for blk in text.rstrip("\n").split("\n\n"):
+        i, h, n = 0, 0, blk.count("\n") + 1
+        while i < len(blk) and blk[i] in "#\n":                 # the sentence's '#Text=' lines, blank lines
+            i, h = (blk.find("\n", i) + 1 or len(blk) + 1), h + 1
+        if i < len(blk):
+            parts.append(blk[i:])
+            first.append(line + h)
+            count.append(n - h)
+        line += n + 1
+    body = "\n".join(parts)
+    lines = body.split("\n")
+    tabs = np.fromiter(map(str.count, lines, repeat("\t")), np.int64, len(lines))
+    if sum(count) != len(lines) or "\n#" in body or not parts or tabs[0] < col or (tabs != tabs[0]).any(): return None
+    ns = np.repeat(np.array(first) - np.cumsum(np.r_[0, count[:-1]]), count) + np.arange(len(lines))
+    return ns, body.replace("\n", "\t").split("\t")
+
+def _tsv_table(p: Path, col: int, text: str) -> tuple[np.ndarray, dict]:
+    "(line numbers, columns id, offsets, token and cell (object arrays)) of the token lines, cut at once."
+    got = _tsv_body(text, col)
+    if got is None:                                             # ragged or bad lines: cut them one by one
+        ns, cs = _tsv_lines(p, col, text.splitlines())
+        t = {k: [c[i] for c in cs] for k, i in zip(("id", "offsets", "token", "cell"), (0, 1, 2, col))}
+    else:
+        (ns, f), w = got, len(got[1]) // len(got[0])
+        t = {k: f[i::w] for k, i in zip(("id", "offsets", "token", "cell"), (0, 1, 2, col))}
+    return ns, {k: np.array([*v, None], dtype=object)[:-1] for k, v in t.items()}
 
 # %% ../nbs/12_spans.ipynb #660716ac
-def _tsv_file(p: Path, doc, who, layer, feature):
-    "(span rows, token rows) of one WebAnno TSV file; the columns cut once, multi-token spans joined by a groupby."
-    lines = p.read_text(encoding="utf-8-sig").splitlines()
-    col, name = _tsv_header(p, lines, layer, feature)
-    ns, t = _tsv_table(p, col, lines)
-    parts = "-".join(t["offsets"].tolist()).split("-")          # 'start-end' of every line, cut at once
-    if len(parts) != 2 * len(t): parts = [x for c in t["offsets"].tolist() for x in (c.split("-", 1) + ["", ""])[:2]]
-    try: off = np.array(parts, dtype=np.int64).reshape(-1, 2).astype(float)
-    except ValueError: off = pd.to_numeric(pd.Series(parts, dtype=object), errors="coerce").to_numpy(dtype=float).reshape(-1, 2)
+def _tsv_offsets(p: Path, ns: np.ndarray, t: pd.DataFrame, col: int, text: str) -> tuple[np.ndarray, np.ndarray]:
+    "(starts, ends) of the token lines' 'start-end' column, cut at once; a bad one names its line."
+    parts = "-".join(t["offsets"].tolist()).split("-")
+    if len(parts) != 2 * len(ns):
+        _tsv_lines(p, col, text.splitlines())                   # a line without '-' is named there
+        parts = [x for c in t["offsets"].tolist() for x in (c.split("-", 1) + ["", ""])[:2]]
+    try: off = np.array(parts, dtype=np.int64).reshape(-1, 2)
+    except ValueError:
+        off = pd.to_numeric(pd.Series(parts, dtype=object), errors="coerce").to_numpy(dtype=float).reshape(-1, 2)
+    else: return off[:, 0], off[:, 1]
     bad = np.flatnonzero(~np.isfinite(off).all(axis=1) | (np.mod(off, 1) != 0).any(axis=1))
-    if len(bad): raise ValueError(f"{str(p)!r} line {ns[bad[0]]}: offsets {t['offsets'].iat[bad[0]]!r} are not 'START-END'")
-    a, b = off[:, 0].astype(np.int64), off[:, 1].astype(np.int64)
-    sub = t["id"].str.contains(".", regex=False).to_numpy(dtype=bool)
-    toks = pd.DataFrame({"doc": doc, "start": a[~sub], "end": b[~sub], "token": t["token"].to_numpy(dtype=object)[~sub]})
-    lab, ids, i, k = _tsv_items(t["cell"].to_numpy(dtype=object), name.rsplit(".", 1)[-1])
-    it = pd.DataFrame({"label": pd.Series(lab, dtype=object), "id": pd.Series(ids, dtype=object), "a": a[i], "b": b[i], "n": ns[i]})
-    it["id"] = it["id"].where(it["id"].notna(), pd.Series(ns[i], dtype=str) + "." + pd.Series(k, dtype=str)) if len(it) else it["id"]
-    sp = it.groupby(["label", "id"], sort=False).agg(a=("a", "min"), b=("b", "max"), n=("n", "first")).reset_index()
-    return pd.DataFrame({"doc": doc, "annotator": who, "start": sp["a"], "end": sp["b"], "label": sp["label"],
-                         "origin": [f"{p.name} line {n}" for n in sp["n"].tolist()]}), toks
+    if len(bad): raise ValueError(f"{str(p)!r} line {ns[bad[0]]}: offsets {t['offsets'][bad[0]]!r} are not 'START-END'")
+    return off[:, 0].astype(np.int64), off[:, 1].astype(np.int64)
+
+# %% ../nbs/12_spans.ipynb #45344d25
+def _tsv_file(p: Path, doc, who, layer, feature, tokens: bool = True):
+    "(span rows, token rows) of one WebAnno TSV file; the columns cut once, multi-token spans joined by a groupby."
+    text = p.read_text(encoding="utf-8-sig")
+    col, name = _tsv_header(p, text.split("\n\n", 1)[0].splitlines(), layer, feature)
+    ns, t = _tsv_table(p, col, text)
+    a, b = _tsv_offsets(p, ns, t, col, text)
+    sub = np.array(["." in x for x in t["id"].tolist()], bool) if "." in "".join(t["id"]) else np.zeros(len(ns), bool)
+    toks = None if not tokens else pd.DataFrame({"doc": doc, "start": a[~sub], "end": b[~sub],
+                                                 "token": pd.Series(t["token"][~sub], dtype=object)})
+    lab, ids, i, k = _tsv_items(t["cell"], name.rsplit(".", 1)[-1])
+    has = ids != None                                           # noqa: E711 (elementwise)
+    it = pd.DataFrame({"label": lab, "id": ids, "a": a[i], "b": b[i], "n": ns[i], "k": k})
+    sp = it
+    if has.any():                                               # multi-token annotations: one span per (label, id)
+        sp = pd.concat([it[~has], it[has].groupby(["label", "id"], sort=False).agg(
+            a=("a", "min"), b=("b", "max"), n=("n", "first"), k=("k", "first")).reset_index()], ignore_index=True)
+        sp = sp.iloc[np.lexsort((sp["k"].to_numpy(), sp["n"].to_numpy()))]
+    obj = lambda x: pd.Series(np.full(len(sp), x, dtype=object) if np.ndim(x) == 0 else x, dtype=object)
+    return pd.DataFrame({"doc": obj(doc), "annotator": obj(who), "start": sp["a"].to_numpy(), "end": sp["b"].to_numpy(),
+                         "label": obj(sp["label"].to_numpy(dtype=object)), "origin": p.name,
+                         "origin_line": sp["n"].to_numpy()}), toks
 
 # %% ../nbs/12_spans.ipynb #fe3df394
 def _text_from_tokens(toks: pd.DataFrame) -> str:
@@ -712,7 +837,9 @@ def _text_from_tokens(toks: pd.DataFrame) -> str:
     a, b = toks["start"].to_numpy(), toks["end"].to_numpy()
     ln = np.maximum(b - a, 0)
     chars = np.full(int(b.max()), " ", dtype="<U1")
-    cut = "".join([t[:m].ljust(m) for t, m in zip(toks["token"].tolist(), ln.tolist())])
+    tk = toks["token"].tolist()
+    same = (np.fromiter(map(len, tk), np.int64, len(tk)) == ln).all()     # each token as long as its offsets say
+    cut = "".join(tk) if same else "".join([t[:m].ljust(m) for t, m in zip(tk, ln.tolist())])
     at = np.repeat(a - np.r_[0, np.cumsum(ln)[:-1]], ln) + np.arange(int(ln.sum()))
     chars[at] = np.frombuffer(cut.encode("utf-32-le"), dtype="<U1")
     return chars.tobytes().decode("utf-32-le")
@@ -733,23 +860,28 @@ def read_webanno_tsv(
     if len(who) != len(ps) or len(dd) != len(ps): raise ValueError("annotators= and docs= need one name per file")
     rows, toks = [], {}
     for p, w, d in zip(ps, who, dd):
-        r, t = _tsv_file(p, d, w, layer, feature)
+        r, t = _tsv_file(p, d, w, layer, feature, tokens=d not in toks)
         rows.append(r)
         toks.setdefault(d, t)
     texts = {d: _text_from_tokens(t) for d, t in toks.items()}
     tokens = pd.concat([t[["doc", "start", "end"]] for t in toks.values()], ignore_index=True)
-    df = pd.concat(rows, ignore_index=True)
+    df = pd.concat(rows, ignore_index=True).astype({"origin": "category"})
     if not len(df): raise ValueError("the export holds no span at all")
     return as_spans(df, texts=texts, seen=list(zip(dd, who)), labels=labels, tokens=tokens)
 
 # %% ../nbs/12_spans.ipynb #fa152d0c
-def _doccano_spans(rec: dict, p, n):
-    "[(start, end, label)] of a doccano record, either layout."
-    if "entities" in rec:
-        return [(e["start_offset"], e["end_offset"], e["label"]) for e in rec["entities"]]
-    if not all(isinstance(x, (list, tuple)) and len(x) == 3 for x in rec["label"]):
+def _doccano_columns(tri: list, ents: list, kt: list, ke: list, where: list) -> list:
+    "(start, end, label) of every span, in record order: `tri` [start, end, tag] lists, `ents` entity dicts."
+    if not set(map(type, tri)) <= {list, tuple} or not set(map(len, tri)) <= {3}:
+        j = next(i for i, x in enumerate(tri) if not (isinstance(x, (list, tuple)) and len(x) == 3))
+        p, n = where[int(np.searchsorted(np.cumsum(kt), j, side="right"))]
         raise ValueError(f"doccano file {str(p)!r} line {n}: 'label' must be a list of [start, end, tag]")
-    return [tuple(x) for x in rec["label"]]
+    t = list(zip(*tri)) if tri else [(), (), ()]
+    if not ents: return [list(x) for x in t]
+    r = np.arange(len(kt))
+    order = np.argsort(np.r_[np.repeat(r, ke), np.repeat(r, kt)], kind="stable")
+    cols = zip(_fields(ents, ("start_offset", "end_offset", "label")), t)
+    return [np.concatenate([np.asarray(a, dtype=object), np.asarray(b, dtype=object)])[order].tolist() for a, b in cols]
 
 # %% ../nbs/12_spans.ipynb #9afd6e4c
 def read_doccano(
@@ -759,34 +891,60 @@ def read_doccano(
 ) -> Spans:
     "Spans from doccano JSONL (`label: [[start, end, tag], ...]` or `entities`), one annotator per file."
     ps = _paths(path, "doccano export")
-    who = [p.stem for p in ps] if annotator is None else ([annotator] if isinstance(annotator, str) else list(annotator))
+    who = [p.stem for p in ps] if annotator is None else [annotator] if isinstance(annotator, str) else list(annotator)
     if len(who) != len(ps): raise ValueError(f"annotator= names {len(who)} annotators for {len(ps)} files")
-    rows, texts, seen, where = [], {}, [], []
+    recs, texts, where, tri, ents, kt, ke = [], {}, [], [], [], [], []
     for p, w in zip(ps, who):
         for n, rec in _jsonl_records(p, "doccano"):
             if not isinstance(rec, dict) or "text" not in rec or not ("label" in rec or "entities" in rec):
                 _not_this_tool(p, f"line {n}", rec, "doccano", "'text' and 'label' or 'entities'")
             doc = rec.get("id", n)
-            texts[doc], k = rec["text"], len(where)
-            seen.append((doc, w)); where.append(f"{p.name} line {n}")
-            rows += [(doc, w, a, b, lab, k) for a, b, lab in _doccano_spans(rec, p, n)]
-    return _spans_from_rows(rows, where, texts, seen, labels)
+            texts[doc] = rec["text"]
+            recs.append((doc, w, f"{p.name} line {n}"))
+            where.append((p, n))
+            x = rec["entities"] if "entities" in rec else rec["label"]
+            if not isinstance(x, list):
+                raise ValueError(f"doccano file {str(p)!r} line {n}: 'label' must be a list of [start, end, tag]")
+            (ents if "entities" in rec else tri).extend(x)
+            ke.append(len(x) if "entities" in rec else 0)
+            kt.append(0 if "entities" in rec else len(x))
+    s, e, l = _doccano_columns(tri, ents, kt, ke, where)
+    return _record_spans(recs, np.repeat(np.arange(len(recs)), np.add(kt, ke)), s, e, l, texts, labels)
 
 # %% ../nbs/12_spans.ipynb #a9cbcf5e
+def _iob_fields(text: str) -> tuple[list, np.ndarray]:
+    "(every field of `text`, the number of fields on each line): one split, and a scan of the bytes for the counts."
+    b = np.frombuffer(text.encode("utf-8"), np.uint8)
+    nl, cr = b == 10, b == 13
+    odd = np.isin(b, (11, 12, 28, 29, 30)).any() or (cr & ~np.r_[nl[1:], False]).any()   # other line breaks
+    if not odd:
+        sp = (b == 32) | (b == 9) | cr | nl
+        at = np.flatnonzero(~sp & np.r_[True, sp[:-1]])                   # the first byte of each field
+        n = np.bincount((np.cumsum(nl) - nl)[at], minlength=int(nl.sum()) + int(len(b) > 0 and b[-1] != 10))
+        fields = text.split()
+        if len(fields) == n.sum(): return fields, n                       # no other (unicode) whitespace
+    cs = list(map(str.split, text.splitlines()))
+    return list(chain.from_iterable(cs)), np.fromiter(map(len, cs), np.int64, len(cs))
+
+# %% ../nbs/12_spans.ipynb #d48e9363
 def _iob_file(p: Path, column: int):
     "(tokens, tags, line numbers, document index, sentence index) of a CoNLL file: split once, indexed as arrays."
-    cs = list(map(str.split, p.read_text(encoding="utf-8-sig").splitlines()))
-    n = np.fromiter(map(len, cs), np.int64, len(cs))
-    first = np.array([c[0] if c else "" for c in cs], dtype=object)
+    fields, n = _iob_fields(p.read_text(encoding="utf-8-sig"))
+    fields, at = np.array([*fields, None], dtype=object)[:-1], np.cumsum(n) - n
+    first = np.where(n > 0, fields[np.minimum(at, len(fields) - 1)], "")
     ds = first == "-DOCSTART-"
     tok = (n > 0) & ~ds
     one = np.flatnonzero(tok & (n < 2))
-    if len(one): raise ValueError(f"IOB file {str(p)!r} line {one[0] + 1} has one column; expected the token and its tag")
+    if len(one):
+        raise ValueError(f"IOB file {str(p)!r} line {one[0] + 1} has one column; expected the token and its tag")
     idx = np.flatnonzero(tok)
     if not len(idx): raise ValueError(f"IOB file {str(p)!r} holds no token")
+    col = column if column >= 0 else n[idx] + column
+    bad = np.flatnonzero((col < 0) | (col >= n[idx]))
+    if len(bad): raise ValueError(f"IOB file {str(p)!r} line {idx[bad[0]] + 1} has no column {column}")
     docs = np.cumsum(ds & (np.cumsum(tok) > 0))[idx]            # a -DOCSTART- after some token opens a document
     sents = np.cumsum((n == 0) | ds)[idx]
-    return first[idx], np.array([cs[i][column] for i in idx], dtype=object), idx + 1, docs, sents
+    return first[idx], fields[at[idx] + col], idx + 1, docs, sents
 
 # %% ../nbs/12_spans.ipynb #cb31f6f0
 def _iob_offsets(toks, docs, sents):
@@ -807,7 +965,8 @@ def _iob_tag_parts(tags: np.ndarray, p: Path, lines):
     pre = np.array([t[:1] for t in u], dtype="<U1")
     bad = ~np.isin(pre, list("BIOES")) | ((pre != "O") & np.array([len(t) < 3 or t.find("-") != 1 for t in u]))
     i = int(np.argmax(bad[codes])) if bad.any() else -1
-    if i >= 0: raise ValueError(f"IOB file {str(p)!r} line {lines[i]}: tag {u[codes[i]]!r} is not O, B-X, I-X, E-X or S-X")
+    if i >= 0:
+        raise ValueError(f"IOB file {str(p)!r} line {lines[i]}: tag {u[codes[i]]!r} is not O, B-X, I-X, E-X or S-X")
     tc, types = pd.factorize(np.array([t[2:] for t in u], dtype=object))
     return pre[codes], tc[codes], np.asarray(types, dtype=object)
 
@@ -822,7 +981,8 @@ def _iob_chunks(tags: np.ndarray, sents: np.ndarray, p: Path, lines, scheme: str
     start = (pre == "B") | (pre == "S") | (inside & ((pp == "O") | (pp == "E") | (pp == "S") | (pt != typ)))
     odd = start & (pre == "E") if scheme == "IOB1" else start & inside
     if odd.any(): warnings.warn(f"IOB file {str(p)!r}: {int(odd.sum())} chunk(s) start with I-/E- (first at line "
-                                f"{lines[odd.argmax()]}); read the way conlleval reads them (a new chunk)", stacklevel=4)
+                                f"{lines[odd.argmax()]}); read the way conlleval reads them (a new chunk)",
+                                stacklevel=4)
     first, stop = np.flatnonzero(start), np.flatnonzero(start | (pre == "O") | new)
     ends = np.r_[stop, len(pre)][np.searchsorted(stop, first, side="right")]
     return first, ends, types[typ[first]]
@@ -850,21 +1010,23 @@ def read_iob(
     rows, ref = [], None
     for p, w in zip(ps, who):
         toks, tags, lines, docs, sents = _iob_file(p, column)
-        if ref is None: ref = (p, toks, docs, sents, lines)
+        if ref is None: ref = (p, toks, docs, sents, lines, *_iob_offsets(toks, docs, sents))
         elif len(toks) != len(ref[1]) or (toks != ref[1]).any():
-            k = min(len(toks), len(ref[1])); i = int(np.argmax(toks[:k] != ref[1][:k])) if (toks[:k] != ref[1][:k]).any() else k
-            raise ValueError(f"IOB file {str(p)!r} line {lines[min(i, len(lines) - 1)]}: its tokens differ from {str(ref[0])!r} "
-                             f"(token {i + 1}); every annotator's file must hold the same tokens")
-        st, en = _iob_offsets(toks, docs, sents)
+            k = min(len(toks), len(ref[1]))
+            i = int(np.argmax(toks[:k] != ref[1][:k])) if (toks[:k] != ref[1][:k]).any() else k
+            raise ValueError(f"IOB file {str(p)!r} line {lines[min(i, len(lines) - 1)]}: its tokens differ from "
+                             f"{str(ref[0])!r} (token {i + 1}); every annotator's file must hold the same tokens")
         f, e, t = _iob_chunks(tags, sents, p, lines, scheme)
-        rows.append(pd.DataFrame({"doc": docs[f] + 1, "annotator": w, "start": st[f], "end": en[e - 1], "label": t,
-                                  "origin": [f"{name} line {x}" for name in [p.name] for x in lines[f].tolist()]}))
-    toks, docs, sents = ref[1], ref[2], ref[3]
-    st, en = _iob_offsets(toks, docs, sents)
+        who_f = pd.Series(np.full(len(f), w, dtype=object), dtype=object)
+        rows.append(pd.DataFrame({"doc": docs[f] + 1, "annotator": who_f,
+                                  "start": ref[5][f], "end": ref[6][e - 1], "label": pd.Series(t, dtype=object),
+                                  "origin": p.name, "origin_line": lines[f]}))
+    toks, docs, sents, st, en = ref[1], ref[2], ref[3], ref[5], ref[6]
     texts = _iob_texts(toks, docs, sents)
     tokens = pd.DataFrame({"doc": docs + 1, "start": st, "end": en})
     seen = [(d, w) for d in texts for w in who]
-    return as_spans(pd.concat(rows, ignore_index=True), texts=texts, seen=seen, labels=labels, tokens=tokens)
+    df = pd.concat(rows, ignore_index=True).astype({"origin": "category"})
+    return as_spans(df, texts=texts, seen=seen, labels=labels, tokens=tokens)
 
 # %% ../nbs/12_spans.ipynb #ad812884
 SPAN_FORMATS = {"label-studio": read_label_studio, "prodigy": read_prodigy, "brat": read_brat,
@@ -879,7 +1041,8 @@ def export_files(
     if not p.is_dir() or (format == "brat" and any(p.glob("*.ann"))): return [p]
     if format == "label-studio": raise ValueError(f"{str(p)!r} is a folder; a Label Studio export is one JSON file")
     found = {"brat": sorted(x for x in p.iterdir() if x.is_dir() and not x.name.startswith(".")),
-             "webanno": sorted(p.glob("**/*.tsv")), "prodigy": sorted(p.glob("*.jsonl")), "doccano": sorted(p.glob("*.jsonl")),
+             "webanno": sorted(p.glob("**/*.tsv")), "prodigy": sorted(p.glob("*.jsonl")),
+             "doccano": sorted(p.glob("*.jsonl")),
              "iob": sorted(x for x in p.iterdir() if x.is_file() and not x.name.startswith("."))}[format]
     if not found: raise ValueError(f"folder {str(p)!r} holds no {format} export (see read_spans for the layouts)")
     return found
@@ -894,7 +1057,8 @@ def read_spans(
     check_choice("format", format, tuple(SPAN_FORMATS))
     ps = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
     if len(ps) == 1: ps = export_files(ps[0], format)
-    if format == "label-studio" and len(ps) != 1: raise ValueError(f"format 'label-studio' reads one export file, not {len(ps)}")
+    if format == "label-studio" and len(ps) != 1:
+        raise ValueError(f"format 'label-studio' reads one export file, not {len(ps)}")
     return SPAN_FORMATS[format](ps[0] if format == "label-studio" else ps, **kwargs)
 
 # %% ../nbs/12_spans.ipynb #e680ba94
@@ -929,7 +1093,7 @@ def _gap_lengths(d, a, s, e, lengths: np.ndarray, A: int) -> np.ndarray:
     tail = lengths[d[last]] - e[last]
     has = np.zeros((len(lengths), A), bool)
     has[d, a] = True
-    empty = np.repeat(lengths, A - has.sum(1))                     # annotators with no unit: the whole document is a gap
+    empty = np.repeat(lengths, A - has.sum(1))                     # an annotator with no unit: one gap, the document
     g = np.concatenate([inner, tail, empty])
     return g[g > 0]
 
@@ -969,8 +1133,9 @@ def _alpha_u_parts(S: Spans) -> pd.DataFrame:
     for c, lab in enumerate(S.labels):                             # a loop over the (few) labels
         m = l[keep] == c
         dc, ac, sc, ec = _flatten(d[keep][m], a[keep][m], s[m], e[m])
-        if len(sc) < m.sum(): warnings.warn(f"{int(m.sum() - len(sc))} overlapping span(s) of one annotator labelled {lab!r} "
-                                            "merged into one unit (α_U needs units of a label not to overlap)", stacklevel=3)
+        if len(sc) < m.sum():
+            warnings.warn(f"{int(m.sum() - len(sc))} overlapping span(s) of one annotator labelled {lab!r} merged "
+                          "into one unit (α_U needs units of a label not to overlap)", stacklevel=3)
         gaps = _gap_lengths(dc, ac, sc, ec, lengths, A)
         rows[lab] = dict(observed=_observed_u(dc, ac, sc, ec, A) / (A * (A - 1) * L**2),
                          expected=_expected_u(ec - sc, gaps, A, L), units=len(sc))
@@ -1001,7 +1166,7 @@ def dissimilarity(
 
 # %% ../nbs/12_spans.ipynb #04f7d163
 def _edges(d, a, s, e, c, n: int, delta: float):
-    "Pairs (i < j by annotator) of units of different annotators with d <= (n - 1 + C(n, 2))Δ, as sorted keys i*N+j and their d."
+    "Pairs (i < j) of units of different annotators with d <= (n - 1 + C(n, 2))Δ: sorted keys i*N+j and their d."
     bound = (n - 1 + n * (n - 1) / 2) * delta
     lmax = np.zeros(d.max(initial=0) + 1, np.int64)
     np.maximum.at(lmax, d, e - s)
@@ -1016,7 +1181,7 @@ def _edges(d, a, s, e, c, n: int, delta: float):
 
 # %% ../nbs/12_spans.ipynb #7a71d53e
 def _extend(T: np.ndarray, cost: np.ndarray, M: np.ndarray, a, keys, dd, N: int):
-    "Tuples (rows of unit ids, -1 empty) grown by one unit of a later annotator joined to every member; M: members' sums of d."
+    "Tuples (rows of unit ids, -1 empty) grown by a unit of a later annotator joined to all; M: members' sums of d."
     last = T[np.arange(len(T)), np.where(T >= 0, np.arange(T.shape[1]), -1).max(axis=1)]
     lo, hi = np.searchsorted(keys, last * N), np.searchsorted(keys, last * N + N)
     cnt = hi - lo
@@ -1088,7 +1253,8 @@ def _cat_disorder(al: np.ndarray, s, e, c) -> float:
     nv = np.repeat((al >= 0).sum(1), len(i))
     k = (u >= 0) & (v >= 0)
     u, v, nv = u[k], v[k], nv[k]
-    w = np.maximum(0, 1 - ((np.abs(s[u] - s[v]) + np.abs(e[u] - e[v])) / ((e[u] - s[u]) + (e[v] - s[v]))) ** 2) / (nv - 1)
+    pos = (np.abs(s[u] - s[v]) + np.abs(e[u] - e[v])) / ((e[u] - s[u]) + (e[v] - s[v]))
+    w = np.maximum(0, 1 - pos ** 2) / (nv - 1)
     return float(divide((w * (c[u] != c[v])).sum(), w.sum(), np.nan))
 
 # %% ../nbs/12_spans.ipynb #8c873ff6
@@ -1136,4 +1302,5 @@ def gamma(
     g_cat = 1.0 if cat_obs == 0 else float(1 - divide(cat_obs, cat_exp, np.nan))
     return pd.Series({"gamma": 1 - obs / exp, "gamma_cat": g_cat,
                       "observed_disorder": obs, "expected_disorder": exp, "se": obs * se_exp / exp**2,
-                      "observed_cat_disorder": cat_obs, "expected_cat_disorder": cat_exp, "n_samples": n_samples}, name="gamma")
+                      "observed_cat_disorder": cat_obs, "expected_cat_disorder": cat_exp, "n_samples": n_samples},
+                     name="gamma")

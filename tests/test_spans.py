@@ -300,3 +300,43 @@ def test_iob_schemes(tmp_path):
         warnings.simplefilter("error")
         S1 = read_iob([q], scheme="IOB1")
     assert S1.frame[["start", "end"]].values.tolist() == [[0, 3], [4, 5]]
+
+
+def _rows(S):
+    return S.frame[["doc", "annotator", "start", "end", "label", "text"]].astype(str).values.tolist()
+
+
+def test_reader_fast_paths_agree_with_line_by_line(tmp_path):
+    "Each text reader cuts whole files at once when they are plain; odd layouts take the line-by-line path, same spans."
+    # brat: plain lines (two splits), a discontinuous one (the regex), a double space (each line alone)
+    for name, extra in [("plain", ""), ("frag", "T9\tZ 0 2;3 4\tab c\n"), ("odd", "T9\tZ  0 2\tab\n")]:
+        d = tmp_path / "brat" / name
+        d.mkdir(parents=True)
+        (d / "a.txt").write_text("ab cd ef")
+        (d / "a.ann").write_text("T1\tX 0 2\tab\nT2\tY 3 5\tcd\n" + extra)
+    spans = {n: _rows(read_brat([tmp_path / "brat" / n], annotators=["a"])) for n in ("plain", "frag", "odd")}
+    assert spans["frag"][:2] == spans["plain"] and spans["odd"][:2] == spans["plain"]
+    assert spans["frag"][2:] == [["a", "a", "0", "2", "Z", "ab"], ["a", "a", "3", "4", "Z", "c"]]
+    assert spans["odd"][2:] == [["a", "a", "0", "2", "Z", "ab"]]
+    # CoNLL: LF, CRLF with blank lines of spaces, and a no-break space inside a token (each line split alone)
+    conll = "-DOCSTART- O\n\nEU B-ORG\nrejects O\nGerman B-MISC\n\nPeter B-PER\nBlackburn I-PER\n"
+    for name, text in [("lf", conll), ("crlf", conll.replace("\n", "\r\n").replace("\r\n\r\n", "\r\n  \r\n"))]:
+        (tmp_path / f"{name}.conll").write_bytes(text.encode())
+    lf, crlf = (read_iob([tmp_path / f"{n}.conll"], annotators=["a"]) for n in ("lf", "crlf"))
+    assert _rows(lf) == _rows(crlf)
+    assert _rows(lf)[-1] == ["1", "a", "18", "33", "PER", "Peter Blackburn"]
+    nb = tmp_path / "nb.conll"
+    nb.write_text("EU\u00a0x B-ORG\n")                               # str.split cuts at the no-break space
+    assert read_iob([nb], annotators=["a"]).frame["label"].tolist() == ["ORG"]
+    # WebAnno: a regular file (cut at once) and the same with a ragged line (each line alone)
+    src = next((FIX / "webanno").glob("*/ann.tsv"), None) or sorted((FIX / "webanno").glob("*/*.tsv"))[0]
+    (tmp_path / "wa" / "d").mkdir(parents=True)
+    (tmp_path / "wa" / "e").mkdir(parents=True)
+    (tmp_path / "wa" / "d" / "x.tsv").write_text(src.read_text())
+    body = src.read_text().splitlines()
+    i = next(k for k, l in enumerate(body) if l and l[0] != "#")
+    body[i] += "\t"
+    (tmp_path / "wa" / "e" / "x.tsv").write_text("\n".join(body) + "\n")
+    a, b = (read_webanno_tsv([tmp_path / "wa" / d / "x.tsv"]) for d in ("d", "e"))
+    assert [r[1:] for r in _rows(a)] == [r[1:] for r in _rows(b)]
+    assert len(a.frame) > 0
