@@ -104,6 +104,21 @@ def per_iteration_floor(quick: bool = False):
                    f"floor {ds_bytes / 2**20:.0f} MiB / {gbs:.1f} GB/s", "<= 5 ms")]
 
 
+def unit_size(quick: bool = False):
+    "CrowdTruth to convergence on the same number of judgments as many small units (x 5) and as fewer large ones (x 50)."
+    from crowdnb.core import as_judgments, simulate_crowd
+    from crowdnb import crowdtruth
+    n = N_UNITS // (10 if quick else 1)
+    small = as_judgments(crowd(n))
+    large = as_judgments(simulate_crowd(n_units=n // 10, n_workers=N_WORKERS, n_labels=N_LABELS, workers_per_unit=50,
+                                        seed=0).judgments)
+    run = lambda J: _quiet(lambda: crowdtruth.run(J, max_iter=10, tol=1e-300))
+    run(small); run(large)
+    return [Result("CrowdTruth, 10 iterations: many small units (x 5) vs few large (x 50), reference = large",
+                   f"{small.n_judgments:,} judgments", _best(lambda: run(small)), _best(lambda: run(large)), None,
+                   "same judgments, other shape", "small <= 2x large (ratio >= 0.5)")]
+
+
 def dask_per_iteration(quick: bool = False):
     "One CrowdTruth iteration on a 2-process LocalCluster against the in-memory path (2 threads), same data."
     try:
@@ -125,4 +140,4 @@ def dask_per_iteration(quick: bool = False):
                    dsk, mem, None, "same code, same numbers", "Dask within 1.5x of in memory")]
 
 
-CASES = [crowdtruth_threads, dawid_skene_threads, per_iteration_floor, dask_per_iteration]
+CASES = [crowdtruth_threads, dawid_skene_threads, per_iteration_floor, unit_size, dask_per_iteration]
