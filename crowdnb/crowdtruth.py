@@ -589,15 +589,22 @@ def crowd_start(
                       crowd_counts(shard, keep, len(cfg["workers"]), len(cfg["labels"])))
 
 # %% ../nbs/10_crowdtruth.ipynb #f3e6d088
-def crowd_summary(st: CrowdState) -> dict:
+def crowd_summary(
+    st: CrowdState,  # a shard's state
+) -> dict:
     "The shard's counts (`crowd_counts`), for the executor to add up."
     return st.counts
 
-def crowd_keys(st: CrowdState) -> dict:
+def crowd_keys(
+    st: CrowdState,  # a shard's state
+) -> dict:
     "The shard's triple keys, for the executor to unite."
     return dict(union_keys=np.zeros(0, np.int64) if st.ix is None else rqs_triples(st.ix)["keys"])
 
-def crowd_place(st: CrowdState, keys) -> CrowdState:
+def crowd_place(
+    st: CrowdState,  # a shard's state
+    keys,  # all shards' triple keys, united and sorted (`crowd_keys` summed by the executor)
+) -> CrowdState:
     "The state with the positions of its triples among all shards' sorted triple `keys`."
     return replace(st, place=None if st.ix is None else np.searchsorted(keys, rqs_triples(st.ix)["keys"]))
 
@@ -837,7 +844,9 @@ def crowd_tables(
     return w, ann
 
 # %% ../nbs/10_crowdtruth.ipynb #7fd073fd
-def crowd_release(st: CrowdState) -> CrowdState:
+def crowd_release(
+    st: CrowdState,  # a shard's last state
+) -> CrowdState:
     "The state without its RQS triples (kept only while iterating)."
     if st.ix is not None: st.ix.__dict__.pop("rqs_triples", None)
     return replace(st, place=None)
