@@ -23,12 +23,13 @@ from .core import (Judgments, as_judgments, progress_bar, check_choice, check_in
 from .engine import Shard, ShardJudgments, Threads, split_units
 
 # %% auto #0
-__all__ = ['TINY', 'DENSE_TRIPLES', 'wcos', 'CrowdIndex', 'pair_wcos', 'sent_vec', 'sqs', 'wsa', 'wwa', 'wqs', 'p_given',
-           'pair_slots', 'split_keys', 'rqs_triples', 'triple_sums', 'rqs_from_triples', 'rqs', 'srs', 'FixedPoint',
-           'step_sums', 'worker_sums', 'CrowdState', 'crowd_counts', 'crowd_start', 'crowd_summary', 'crowd_keys',
-           'crowd_place', 'crowd_step', 'crowd_update', 'crowd_fixed_point', 'fixed_point', 'CrowdTruthResult',
-           'crowd_cells', 'crowd_uas', 'check_pairs', 'check_units', 'crowd_units', 'crowd_tables', 'crowd_result',
-           'crowd_release', 'run', 'tutorial_run', 'tutorial_stored']
+__all__ = ['TINY', 'DENSE_TRIPLES', 'wcos', 'pad_blocks', 'exclusive_sums', 'CrowdIndex', 'group_pairs', 'pair_wcos', 'sent_vec',
+           'agreement_sums', 'ratio', 'sqs', 'wsa_cos', 'wsa', 'wwa', 'wqs', 'p_given', 'pair_slots', 'split_keys',
+           'rqs_triples', 'triple_sums', 'rqs_from_triples', 'rqs', 'srs_cells', 'srs', 'FixedPoint', 'step_sums',
+           'worker_sums', 'CrowdState', 'crowd_counts', 'crowd_start', 'crowd_summary', 'crowd_keys', 'crowd_place',
+           'place_sums', 'crowd_step', 'crowd_update', 'crowd_fixed_point', 'fixed_point', 'CrowdTruthResult',
+           'crowd_cells', 'crowd_uas', 'check_pairs', 'check_units', 'crowd_units', 'crowd_tables', 'crowd_release',
+           'crowd_result', 'run_options', 'run', 'dimred_answer', 'tutorial_configs', 'tutorial_run', 'tutorial_stored']
 
 # %% ../nbs/10_crowdtruth.ipynb #3ea8d733
 TINY = 1e-8  # the reference package's SMALL_NUMBER_CONST: its floor for denominators and for RQS
@@ -39,38 +40,27 @@ def wcos(
     b,  # answer vectors to compare with, row by row
     rqs=None,  # annotation weights RQS (default: all 1, the plain cosine)
 ) -> np.ndarray:
-    "Low-level (arrays): weighted cosine Wcos of the rows of `a` and `b` (annotations in columns), weights `rqs`; 0 for a zero row."
+    "Low-level (arrays): Wcos of the rows of `a` and `b`, annotations weighted by `rqs`; 0 for a zero row."
     a, b = np.atleast_2d(np.asarray(a, float)), np.atleast_2d(np.asarray(b, float))
     r = np.ones(a.shape[1]) if rqs is None else np.asarray(rqs, float)
     num = (a * b * r).sum(axis=1)
     den = np.sqrt((a * a * r).sum(axis=1) * (b * b * r).sum(axis=1))
     return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
 
-# %% ../nbs/10_crowdtruth.ipynb #7b59770f
-def _group_pairs(keys_sorted):
-    "Unordered pairs (p, q), p < q, of positions with equal key in a sorted key array."
-    n = len(keys_sorted)
-    if n == 0: return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    start = np.r_[0, np.flatnonzero(keys_sorted[1:] != keys_sorted[:-1]) + 1]
-    size = np.diff(np.r_[start, n])
-    cnt = np.repeat(start + size, size) - np.arange(n) - 1   # partners after each position
-    p = np.repeat(np.arange(n), cnt)
-    first = np.cumsum(cnt) - cnt                             # index of each position's first pair
-    q = p + 1 + (np.arange(cnt.sum()) - np.repeat(first, cnt))
-    return p, q
-
 # %% ../nbs/10_crowdtruth.ipynb #e6d0a21f
-def _blocks(
-    group,  # the group of each element, in 0..n_groups-1 (elements of a group consecutive, or consecutive in `order`)
+def pad_blocks(
+    group,  # the group of each element, 0..n_groups-1 (a group's elements consecutive, or consecutive in `order`)
     n_groups: int,  # number of groups
     order=None,  # a permutation listing the elements group by group (default: as they are)
 ) -> list:
-    "Low-level: groups as zero-padded rows of index matrices, one matrix per size (per power-of-two size when there are many): [(group ids, indices)], padding index = len(group)."
+    """Low-level: the groups as zero-padded rows of index matrices, one matrix per size (per power-of-two size when
+    there are many): [(group ids, indices)], the padding index being len(group)."""
     n = len(group)
     size = np.bincount(group, minlength=n_groups)
     start = np.cumsum(size) - size
     width = size                                           # few distinct sizes: exact rows, no padding
-    if len(np.unique(size)) > 32: width = np.where(size > 1, 1 << np.ceil(np.log2(np.maximum(size, 1))).astype(np.int64), 1)
+    if len(np.unique(size)) > 32:
+        width = np.where(size > 1, 1 << np.ceil(np.log2(np.maximum(size, 1))).astype(np.int64), 1)
     out = []
     for k in np.unique(width[size > 0]):                   # over the few distinct widths, not the groups
         g = np.flatnonzero((width == k) & (size > 0))
@@ -81,12 +71,13 @@ def _blocks(
     return out
 
 # %% ../nbs/10_crowdtruth.ipynb #3a589e25
-def _exclusive(
+def exclusive_sums(
     v,  # non-negative values, one per element
-    blocks: list,  # `_blocks(...)` of the elements' groups
+    blocks: list,  # `pad_blocks(...)` of the elements' groups
     n_groups: int,  # number of groups
 ) -> tuple[np.ndarray, np.ndarray]:
-    "Low-level: per element the sum of the other values of its group, and per group the sum over pairs a < b of v_a v_b; running sums only (exact zeros stay 0)."
+    """Low-level: per element the sum of the other values of its group, and per group the sum over pairs a < b
+    of v_a v_b; running sums only (exact zeros stay 0)."""
     vp = np.append(np.asarray(v, float), 0.0)              # the padding reads a 0
     rest, pairs = np.zeros(len(vp)), np.zeros(n_groups)
     for g, idx in blocks:
@@ -99,7 +90,8 @@ def _exclusive(
 
 # %% ../nbs/10_crowdtruth.ipynb #8800650b
 class CrowdIndex:
-    "Low-level: the fixed sparse structure of a crowd (entries, cells, their blocks; pairs on first use), built once from validated `Judgments`."
+    """Low-level: the fixed sparse structure of a crowd (entries, cells, their blocks; pairs on first use), built
+    once from validated `Judgments`."""
     def __init__(self,
                  judgments: Judgments,  # validated judgments (`crowdnb.core.as_judgments`), one per (unit, worker)
                  keep=None):  # boolean mask over the judgments to include (default: all)
@@ -115,19 +107,13 @@ class CrowdIndex:
         self.n_units, self.n_workers, self.n_labels = J.n_units, J.n_workers, J.n_labels
         V = J.work_vectors()[order].tocsr(); V.sum_duplicates(); V.sort_indices()
         self.V = V                                                    # positions x annotations (WorkVec)
-        self._index_entries(V)
+        self.e_pos = np.repeat(np.arange(V.shape[0]), np.diff(V.indptr))   # entries: by position, then annotation
+        self.e_lab, self.e_val = V.indices.astype(np.int64), V.data.astype(float)
+        self.e_unit, self.e_worker = self.unit[self.e_pos], self.worker[self.e_pos]
+        cells, self.e_cell = np.unique(self.e_unit.astype(np.int64) * self.n_labels + self.e_lab, return_inverse=True)
+        self.c_unit, self.c_lab = cells // self.n_labels, cells % self.n_labels   # cells: by unit, then annotation
         self.n_per_unit = np.bincount(self.unit, minlength=self.n_units)
         self.n_per_worker = np.bincount(self.worker, minlength=self.n_workers)
-
-# %% ../nbs/10_crowdtruth.ipynb #811b0f16
-@patch
-def _index_entries(self: CrowdIndex, V: sparse.csr_matrix):
-    "The entries of the answer vectors `V` (sorted by position, then annotation) and their cells (sorted by unit, then annotation)."
-    self.e_pos = np.repeat(np.arange(V.shape[0]), np.diff(V.indptr))
-    self.e_lab, self.e_val = V.indices.astype(np.int64), V.data.astype(float)
-    self.e_unit, self.e_worker = self.unit[self.e_pos], self.worker[self.e_pos]
-    cells, self.e_cell = np.unique(self.e_unit.astype(np.int64) * self.n_labels + self.e_lab, return_inverse=True)
-    self.c_unit, self.c_lab = cells // self.n_labels, cells % self.n_labels
 
 # %% ../nbs/10_crowdtruth.ipynb #84974fdf
 @patch
@@ -140,43 +126,58 @@ def _once(self: CrowdIndex, name: str, make):
 # %% ../nbs/10_crowdtruth.ipynb #c671dc14
 @patch(as_prop=True)
 def unit_blocks(self: CrowdIndex) -> list:
-    "The judgments grouped by unit as `_blocks`."
-    return self._once("unit_blocks", lambda: _blocks(self.unit, self.n_units))
+    "The judgments grouped by unit as `pad_blocks`."
+    return self._once("unit_blocks", lambda: pad_blocks(self.unit, self.n_units))
 
 # %% ../nbs/10_crowdtruth.ipynb #e9d01d49
 @patch(as_prop=True)
 def cell_blocks(self: CrowdIndex) -> list:
-    "The entries grouped by cell as `_blocks`."
-    return self._once("cell_blocks", lambda: _blocks(self.e_cell, len(self.c_unit), np.argsort(self.e_cell, kind="stable")))
+    "The entries grouped by cell as `pad_blocks`."
+    order = lambda: np.argsort(self.e_cell, kind="stable")
+    return self._once("cell_blocks", lambda: pad_blocks(self.e_cell, len(self.c_unit), order()))
+
+# %% ../nbs/10_crowdtruth.ipynb #7b59770f
+def group_pairs(
+    keys_sorted,  # a sorted key per position (e.g. the unit of each judgment)
+) -> tuple[np.ndarray, np.ndarray]:
+    "Low-level: the unordered pairs (p, q), p < q, of positions with equal key, as two arrays."
+    n = len(keys_sorted)
+    if n == 0: return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    start = np.r_[0, np.flatnonzero(keys_sorted[1:] != keys_sorted[:-1]) + 1]
+    size = np.diff(np.r_[start, n])
+    cnt = np.repeat(start + size, size) - np.arange(n) - 1   # partners after each position
+    p = np.repeat(np.arange(n), cnt)
+    first = np.cumsum(cnt) - cnt                             # index of each position's first pair
+    q = p + 1 + (np.arange(cnt.sum()) - np.repeat(first, cnt))
+    return p, q
 
 # %% ../nbs/10_crowdtruth.ipynb #763919ef
-def _list_pairs(ix: CrowdIndex) -> dict:
-    "Unit pairs (pa, pb) and annotation pairs (l_e1, l_e2) of `ix`, each annotation pair with its unit pair and annotation."
-    pa, pb = _group_pairs(ix.unit)
-    cnt = np.bincount(pa, minlength=len(ix.unit))
-    first = np.cumsum(cnt) - cnt
-    o = np.argsort(ix.e_cell, kind="stable")
-    i, j = _group_pairs(ix.e_cell[o])
-    l_e1, l_e2 = o[i], o[j]
-    a, b = ix.e_pos[l_e1], ix.e_pos[l_e2]                        # a < b: entries sorted by position
-    return dict(pa=pa, pb=pb, p_unit=ix.unit[pa], p_wa=ix.worker[pa], p_wb=ix.worker[pb],
-                l_e1=l_e1, l_e2=l_e2, l_pair=first[a] + (b - a - 1), l_lab=ix.e_lab[l_e1])
+@patch(as_prop=True)
+def pairs(self: CrowdIndex) -> dict:
+    """Unit pairs (pa, pb) and annotation pairs (l_e1, l_e2), each annotation pair with its unit pair and
+    annotation; listed on first use (the fixed point does not need them)."""
+    def make():
+        pa, pb = group_pairs(self.unit)
+        cnt = np.bincount(pa, minlength=len(self.unit))
+        first = np.cumsum(cnt) - cnt
+        o = np.argsort(self.e_cell, kind="stable")
+        i, j = group_pairs(self.e_cell[o])
+        l_e1, l_e2 = o[i], o[j]
+        a, b = self.e_pos[l_e1], self.e_pos[l_e2]                    # a < b: entries sorted by position
+        return dict(pa=pa, pb=pb, p_unit=self.unit[pa], p_wa=self.worker[pa], p_wb=self.worker[pb],
+                    l_e1=l_e1, l_e2=l_e2, l_pair=first[a] + (b - a - 1), l_lab=self.e_lab[l_e1])
+    return self._once("pairs", make)
 
 # %% ../nbs/10_crowdtruth.ipynb #11677820
-@patch(as_prop=True)
-def _pairs(self: CrowdIndex) -> dict:
-    "Unit pairs and annotation pairs, listed on first use (the fixed point does not need them)."
-    return self._once("_pairs", lambda: _list_pairs(self))
-
-CrowdIndex.pa = property(lambda self: self._pairs["pa"], doc="First judgment of each unit pair.")
-CrowdIndex.pb = property(lambda self: self._pairs["pb"], doc="Second judgment of each unit pair.")
-CrowdIndex.p_unit = property(lambda self: self._pairs["p_unit"], doc="Unit of each unit pair.")
-CrowdIndex.p_wa = property(lambda self: self._pairs["p_wa"], doc="Worker of `pa`.")
-CrowdIndex.p_wb = property(lambda self: self._pairs["p_wb"], doc="Worker of `pb`.")
-CrowdIndex.l_e1 = property(lambda self: self._pairs["l_e1"], doc="First entry of each annotation pair.")
-CrowdIndex.l_e2 = property(lambda self: self._pairs["l_e2"], doc="Second entry of each annotation pair.")
-CrowdIndex.l_pair = property(lambda self: self._pairs["l_pair"], doc="Unit pair of each annotation pair.")
-CrowdIndex.l_lab = property(lambda self: self._pairs["l_lab"], doc="Annotation of each annotation pair.")
+CrowdIndex.pa = property(lambda self: self.pairs["pa"], doc="First judgment of each unit pair.")
+CrowdIndex.pb = property(lambda self: self.pairs["pb"], doc="Second judgment of each unit pair.")
+CrowdIndex.p_unit = property(lambda self: self.pairs["p_unit"], doc="Unit of each unit pair.")
+CrowdIndex.p_wa = property(lambda self: self.pairs["p_wa"], doc="Worker of `pa`.")
+CrowdIndex.p_wb = property(lambda self: self.pairs["p_wb"], doc="Worker of `pb`.")
+CrowdIndex.l_e1 = property(lambda self: self.pairs["l_e1"], doc="First entry of each annotation pair.")
+CrowdIndex.l_e2 = property(lambda self: self.pairs["l_e2"], doc="Second entry of each annotation pair.")
+CrowdIndex.l_pair = property(lambda self: self.pairs["l_pair"], doc="Unit pair of each annotation pair.")
+CrowdIndex.l_lab = property(lambda self: self.pairs["l_lab"], doc="Annotation of each annotation pair.")
 
 # %% ../nbs/10_crowdtruth.ipynb #62befbe0
 @patch(as_prop=True)
@@ -188,8 +189,8 @@ def n_pairs(self: CrowdIndex):
 @patch
 def __repr__(self: CrowdIndex):
     c = np.bincount(self.e_cell, minlength=len(self.c_unit))
-    return (f"CrowdIndex({len(self.unit)} judgments, {self.n_pairs} unit pairs, {int((c * (c - 1) // 2).sum())} annotation pairs, "
-            f"{len(self.c_unit)} unit-annotation cells)")
+    return (f"CrowdIndex({len(self.unit)} judgments, {self.n_pairs} unit pairs, "
+            f"{int((c * (c - 1) // 2).sum())} annotation pairs, {len(self.c_unit)} unit-annotation cells)")
 
 # %% ../nbs/10_crowdtruth.ipynb #15e23316
 @patch(as_prop=True)
@@ -198,18 +199,15 @@ def B(self: CrowdIndex) -> sparse.csr_matrix:
     return self._once("B", lambda: sparse.csr_matrix((np.ones(len(self.unit)), (self.worker, self.unit)),
                                                      shape=(self.n_workers, self.n_units)))
 
-# %% ../nbs/10_crowdtruth.ipynb #74380eb0
-@patch(as_prop=True)
-def BT(self: CrowdIndex) -> sparse.csr_matrix:
-    "Units x workers incidence."
-    return self._once("BT", lambda: self.B.T.tocsr())
-
 # %% ../nbs/10_crowdtruth.ipynb #95aa14b7
 @patch(as_prop=True)
 def Xstack(self: CrowdIndex) -> sparse.csr_matrix:
     "The count matrices X_r stacked: row r * n_workers + j holds how often worker j chose annotation r on each unit."
-    return self._once("Xstack", lambda: sparse.csr_matrix((self.e_val, (self.e_lab * self.n_workers + self.e_worker, self.e_unit)),
-                                                          shape=(self.n_labels * self.n_workers, self.n_units)))
+    def make():
+        rows = self.e_lab * self.n_workers + self.e_worker
+        shape = (self.n_labels * self.n_workers, self.n_units)
+        return sparse.csr_matrix((self.e_val, (rows, self.e_unit)), shape=shape)
+    return self._once("Xstack", make)
 
 # %% ../nbs/10_crowdtruth.ipynb #38acc179
 @patch
@@ -220,20 +218,12 @@ def X(
     "X_r: the workers x units matrix of how often each worker chose annotation `r` on each unit."
     return self.Xstack[r * self.n_workers:(r + 1) * self.n_workers]
 
-# %% ../nbs/10_crowdtruth.ipynb #9376f6a9
-@patch(as_prop=True)
-def XbdT(self: CrowdIndex) -> sparse.csr_matrix:
-    "The transpose of the block-diagonal diag(X_1, ..., X_L) (annotation r: rows r * n_units + s)."
-    return self._once("XbdT", lambda: sparse.csr_matrix(
-        (self.e_val, (self.e_lab * self.n_units + self.e_unit, self.e_lab * self.n_workers + self.e_worker)),
-        shape=(self.n_labels * self.n_units, self.n_labels * self.n_workers)))
-
 # %% ../nbs/10_crowdtruth.ipynb #eee3c2eb
 def pair_wcos(
     ix: CrowdIndex,  # the crowd's sparse structure
     rqs,  # RQS per annotation
 ) -> np.ndarray:
-    "Low-level (a `CrowdIndex`, RQS array): Wcos(WorkVec(i,s), WorkVec(j,s)) for every unit pair of `ix` (aligned with `ix.pa`, `ix.pb`)."
+    "Low-level (a `CrowdIndex`, RQS array): Wcos of the two answer vectors of each unit pair (`ix.pa`, `ix.pb`)."
     rqs = np.asarray(rqs, float)
     norm = np.sqrt(np.bincount(ix.e_pos, rqs[ix.e_lab] * ix.e_val**2, minlength=len(ix.unit)))
     n = ix.e_val / norm[ix.e_pos]
@@ -244,27 +234,36 @@ def sent_vec(
     ix: CrowdIndex,  # the crowd's sparse structure
     wqs=None,  # WQS per worker to weight the answers by (default: raw sums, the seed)
 ) -> sparse.csr_matrix:
-    "Low-level (a `CrowdIndex`): SentVec, the units x annotations sums of the answer vectors, each weighted by its worker's `wqs` when given."
+    "Low-level (a `CrowdIndex`): SentVec, units x annotations sums of the answer vectors, weighted by `wqs` if given."
     w = np.ones(ix.n_workers) if wqs is None else np.asarray(wqs, float)
     return sparse.csr_matrix((np.bincount(ix.e_cell, w[ix.e_worker] * ix.e_val), (ix.c_unit, ix.c_lab)),
                              shape=(ix.n_units, ix.n_labels))
 
 # %% ../nbs/10_crowdtruth.ipynb #a7661c54
-def _agreement_sums(ix: CrowdIndex, wqs, rqs) -> tuple:
-    "Per unit the pair sums of WQS WQS Wcos and of WQS WQS; per judgment the sums over its co-workers of WQS Wcos and of WQS (running sums over the blocks)."
+def agreement_sums(
+    ix: CrowdIndex,  # the crowd's sparse structure
+    wqs,  # WQS per worker
+    rqs,  # RQS per annotation
+) -> tuple:
+    """Low-level: per unit the pair sums of WQS WQS Wcos and of WQS WQS (SQS); per judgment the sums over its
+    co-workers of WQS Wcos and of WQS (WWA). Running sums over the blocks."""
     wqs, rqs = np.asarray(wqs, float), np.asarray(rqs, float)
     npos = len(ix.unit)
     a = rqs[ix.e_lab]
     n = ix.e_val / np.sqrt(np.bincount(ix.e_pos, a * ix.e_val**2, minlength=npos))[ix.e_pos]   # unit WorkVec
-    rest_e, pairs_c = _exclusive(wqs[ix.e_worker] * n, ix.cell_blocks, len(ix.c_unit))
+    rest_e, pairs_c = exclusive_sums(wqs[ix.e_worker] * n, ix.cell_blocks, len(ix.c_unit))
     num_s = np.bincount(ix.c_unit, rqs[ix.c_lab] * pairs_c, minlength=ix.n_units)
     num_p = np.bincount(ix.e_pos, a * n * rest_e, minlength=npos)
-    den_p, den_s = _exclusive(wqs[ix.worker], ix.unit_blocks, ix.n_units)
+    den_p, den_s = exclusive_sums(wqs[ix.worker], ix.unit_blocks, ix.n_units)
     return num_s, den_s, num_p, den_p
 
 # %% ../nbs/10_crowdtruth.ipynb #52756052
-def _div(num, den, clamp=0.0):
-    "num / den; with `clamp` the reference's rule (den < clamp -> clamp), else 0 where den == 0."
+def ratio(
+    num,  # numerators
+    den,  # denominators (>= 0), broadcast against `num`
+    clamp: float = 0.0,  # the reference's floor (`TINY`): den < clamp counts as clamp; 0: exact, 0/0 -> 0
+) -> np.ndarray:
+    "num / den, with the reference's floor for small denominators, or 0 where den == 0."
     num, den = np.asarray(num, float), np.asarray(den, float)
     if clamp: return num / np.maximum(den, clamp)
     return np.divide(num, den, out=np.zeros(np.broadcast(num, den).shape), where=den > 0)
@@ -277,18 +276,23 @@ def sqs(
     clamp: float = 0.0,  # the reference's floor for denominators (`TINY`); 0: exact ratios, 0/0 -> 0
     cos=None,  # pair cosines of `pair_wcos`: sum the listed unit pairs instead of the running sums
 ) -> np.ndarray:
-    "Low-level (a `CrowdIndex`, score arrays): SQS (UQS) per unit, the WQS-weighted mean Wcos over pairs of the unit's workers."
+    "Low-level (a `CrowdIndex`, score arrays): SQS (UQS) per unit, the WQS-weighted mean Wcos of its worker pairs."
     if cos is None:
-        num, den = _agreement_sums(ix, wqs, rqs)[:2]
-        return _div(num, den, clamp)
+        num, den = agreement_sums(ix, wqs, rqs)[:2]
+        return ratio(num, den, clamp)
     wqs = np.asarray(wqs, float)
     ww = wqs[ix.p_wa] * wqs[ix.p_wb]
-    return _div(np.bincount(ix.p_unit, cos * ww, minlength=ix.n_units),
-                np.bincount(ix.p_unit, ww, minlength=ix.n_units), clamp)
+    return ratio(np.bincount(ix.p_unit, cos * ww, minlength=ix.n_units),
+                 np.bincount(ix.p_unit, ww, minlength=ix.n_units), clamp)
 
 # %% ../nbs/10_crowdtruth.ipynb #3075285b
-def _wsa_cos(ix: CrowdIndex, rqs, wqs=None, clamp: float = 0.0) -> np.ndarray:
-    "Per judgment (i, s): Wcos(WorkVec(i,s), SentVec(s) - WorkVec(i,s)), from the entries and cells (with `clamp`: the reference's replacement of small roots)."
+def wsa_cos(
+    ix: CrowdIndex,  # the crowd's sparse structure
+    rqs,  # RQS per annotation
+    wqs=None,  # WQS per worker: the reference's weighted SentVec; None: the raw one (the seed)
+    clamp: float = 0.0,  # the reference's replacement of roots below it by it (`TINY`); 0: exact
+) -> np.ndarray:
+    "Low-level: per judgment (i, s), Wcos(WorkVec(i,s), SentVec(s) - WorkVec(i,s)), from the entries and cells."
     rqs = np.asarray(rqs, float)
     w = np.ones(ix.n_workers) if wqs is None else np.asarray(wqs, float)
     npos = len(ix.unit)
@@ -314,11 +318,12 @@ def wsa(
     wqs=None,  # WQS per worker: the reference's weighted SentVec; None: the raw one (the seed)
     clamp: float = 0.0,  # the reference's floor (`TINY`) for the cosine's root and the denominator; 0: exact
 ) -> np.ndarray:
-    "Low-level (a `CrowdIndex`, score arrays): WSA per worker, Wcos(WorkVec(i,s), SentVec(s) - WorkVec(i,s)) averaged over the worker's units with weights SQS(s)."
-    c = _wsa_cos(ix, rqs, wqs, clamp)
+    """Low-level (a `CrowdIndex`, score arrays): WSA per worker, Wcos(WorkVec(i,s), SentVec(s) - WorkVec(i,s))
+    averaged over the worker's units with weights SQS(s)."""
+    c = wsa_cos(ix, rqs, wqs, clamp)
     u = np.asarray(sqs, float)[ix.unit]
-    return _div(np.bincount(ix.worker, c * u, minlength=ix.n_workers),
-                np.bincount(ix.worker, u, minlength=ix.n_workers), clamp)
+    return ratio(np.bincount(ix.worker, c * u, minlength=ix.n_workers),
+                 np.bincount(ix.worker, u, minlength=ix.n_workers), clamp)
 
 # %% ../nbs/10_crowdtruth.ipynb #595f36b6
 def wwa(
@@ -329,17 +334,18 @@ def wwa(
     clamp: float = 0.0,  # the reference's floor for denominators (`TINY`); 0: exact ratios, 0/0 -> 0
     cos=None,  # pair cosines of `pair_wcos`: sum the listed unit pairs instead of the running sums
 ) -> np.ndarray:
-    "Low-level (a `CrowdIndex`, score arrays): WWA per worker, Wcos with each co-worker on a shared unit, weighted by the co-worker's WQS and the unit's SQS."
+    """Low-level (a `CrowdIndex`, score arrays): WWA per worker, Wcos with each co-worker on a shared unit,
+    weighted by the co-worker's WQS and the unit's SQS."""
     sqs, wqs = np.asarray(sqs, float), np.asarray(wqs, float)
-    if cos is None: num, den = _agreement_sums(ix, wqs, rqs)[2:]
+    if cos is None: num, den = agreement_sums(ix, wqs, rqs)[2:]
     else:
         npos = len(ix.unit)
         wa, wb = wqs[ix.p_wa], wqs[ix.p_wb]
         num = np.bincount(ix.pa, cos * wb, minlength=npos) + np.bincount(ix.pb, cos * wa, minlength=npos)
         den = np.bincount(ix.pa, wb, minlength=npos) + np.bincount(ix.pb, wa, minlength=npos)
     u = sqs[ix.unit]
-    return _div(np.bincount(ix.worker, num * u, minlength=ix.n_workers),
-                np.bincount(ix.worker, den * u, minlength=ix.n_workers), clamp)
+    return ratio(np.bincount(ix.worker, num * u, minlength=ix.n_workers),
+                 np.bincount(ix.worker, den * u, minlength=ix.n_workers), clamp)
 
 # %% ../nbs/10_crowdtruth.ipynb #5359cb69
 def wqs(
@@ -350,35 +356,29 @@ def wqs(
     return np.asarray(wsa, float) * np.asarray(wwa, float)
 
 # %% ../nbs/10_crowdtruth.ipynb #2b6d2244
-def _scale_rows(M: sparse.csr_matrix, d) -> sparse.csr_matrix:
-    "diag(d) @ M for a CSR matrix, without a product."
-    out = M.copy(); out.data *= np.repeat(np.asarray(d, float), np.diff(M.indptr)); return out
-
-# %% ../nbs/10_crowdtruth.ipynb #757c04fe
-def _ratio_on(num: sparse.csr_matrix, den: sparse.csr_matrix) -> sparse.csr_matrix:
-    "num / den on the stored entries of `den` (all > 0), divided directly: 1 / den overflows for subnormal SQS."
-    rows = np.repeat(np.arange(den.shape[0]), np.diff(den.indptr))
-    top = np.asarray(num[rows, den.indices]).ravel() if den.nnz else np.zeros(0)
-    return sparse.csr_matrix((top / den.data, den.indices, den.indptr), shape=den.shape)
-
-# %% ../nbs/10_crowdtruth.ipynb #10077acf
 def p_given(
     ix: CrowdIndex,  # the crowd's sparse structure
     sqs,  # SQS per unit
     r: int,  # annotation code
 ):
-    "Low-level (a `CrowdIndex`, SQS array): P_r(i|j) for annotation code `r` as a sparse workers x workers matrix, with its denominator (pattern = defined pairs)."
+    """Low-level (a `CrowdIndex`, SQS array): P_r(i|j) for annotation code `r` as a sparse workers x workers
+    matrix, with its denominator (pattern = defined pairs)."""
     X = ix.X(r)
-    DXT = _scale_rows(X.T.tocsr(), sqs)                            # diag(SQS) X_r^T
+    DXT = X.T.tocsr().copy()                                      # diag(SQS) X_r^T, rows scaled without a product
+    DXT.data *= np.repeat(np.asarray(sqs, float), np.diff(DXT.indptr))
     den = (ix.B @ DXT).tocsr(); den.eliminate_zeros()
     num = (X @ DXT).tocsr()
-    return _ratio_on(num, den), den
+    # num / den on the entries of den, divided directly: 1 / den overflows for subnormal SQS
+    rows = np.repeat(np.arange(den.shape[0]), np.diff(den.indptr))
+    top = np.asarray(num[rows, den.indices]).ravel() if den.nnz else np.zeros(0)
+    return sparse.csr_matrix((top / den.data, den.indices, den.indptr), shape=den.shape), den
 
 # %% ../nbs/10_crowdtruth.ipynb #0a0dd81e
 def pair_slots(
     ix: CrowdIndex,  # the crowd's (or one shard's) sparse structure
 ) -> dict:
-    "Every (entry (j, s, r), co-worker i on s) pair: its triple key (r W + j) W + i and X_r(i, s); entries in (r, j) order."
+    """Every (entry (j, s, r), co-worker i on s) pair: its triple key (r W + j) W + i and X_r(i, s); entries in
+    (r, j) order."""
     W, L = ix.n_workers, ix.n_labels
     order = np.lexsort((ix.e_unit, ix.e_worker, ix.e_lab))           # a triple's pairs close together: cache-friendly
     e_unit, e_pos, e_lab = ix.e_unit[order], ix.e_pos[order], ix.e_lab[order]
@@ -415,16 +415,6 @@ def rqs_triples(
                     order=p["order"], x=x.astype(np.float32) if (x == x.astype(np.float32)).all() else x)
     return ix._once("rqs_triples", make)
 
-# %% ../nbs/10_crowdtruth.ipynb #b7141a52
-@kernel
-def _triple_kernel(eoff, slot, x, y, num, den):
-    "Low-level (numba): per triple, the sum of y over its pairs (den) and of y x (num); pairs grouped by entry."
-    for t in range(len(eoff) - 1):
-        yt = y[t]
-        for q in range(eoff[t], eoff[t + 1]):
-            den[slot[q]] += yt
-            num[slot[q]] += yt * x[q]
-
 # %% ../nbs/10_crowdtruth.ipynb #6cda725c
 def triple_sums(
     ix: CrowdIndex,  # the crowd's (or one shard's) sparse structure
@@ -441,16 +431,6 @@ def triple_sums(
         return num, den
     yp = np.repeat(y, np.diff(t["eoff"]))
     return np.bincount(t["slot"], yp * t["x"], minlength=T), np.bincount(t["slot"], yp, minlength=T)
-
-# %% ../nbs/10_crowdtruth.ipynb #25ace31d
-@kernel
-def _rqs_kernel(r, j, i, num, den, wqs, num_r, den_r):
-    "Low-level (numba): per annotation, the sums over defined triples of w_j w_i num / den and of w_j w_i, in one pass."
-    for t in range(len(r)):
-        if den[t] != 0:
-            ww = wqs[j[t]] * wqs[i[t]]
-            num_r[r[t]] += ww * (num[t] / den[t])
-            den_r[r[t]] += ww
 
 # %% ../nbs/10_crowdtruth.ipynb #17079871
 def rqs_from_triples(
@@ -484,17 +464,22 @@ def rqs(
     floor: float = TINY,  # lower bound of RQS (also when no pair defines it)
     clamp: float = 0.0,  # the reference's floor for the denominator (`TINY`); 0: divide whenever positive
 ) -> np.ndarray:
-    "Low-level (a `CrowdIndex`, score arrays): RQS (AQS) per annotation, the WQS-weighted mean of P_r(i|j) over ordered worker pairs i != j where it is defined."
+    """Low-level (a `CrowdIndex`, score arrays): RQS (AQS) per annotation, the WQS-weighted mean of P_r(i|j) over
+    the ordered worker pairs i != j where it is defined."""
     triples = split_keys(rqs_triples(ix)["keys"], ix.n_workers)
     return rqs_from_triples(triples, *triple_sums(ix, sqs), wqs, ix.n_labels, floor, clamp)
 
 # %% ../nbs/10_crowdtruth.ipynb #13145090
-def _srs_cells(ix: CrowdIndex, wqs, clamp: float = 0.0) -> np.ndarray:
-    "SRS of each (unit, annotation) cell of `ix`, aligned with `ix.c_unit`, `ix.c_lab`."
+def srs_cells(
+    ix: CrowdIndex,  # the crowd's (or one shard's) sparse structure
+    wqs,  # WQS per worker
+    clamp: float = 0.0,  # the reference's floor for denominators (`TINY`); 0: exact ratios, 0/0 -> 0
+) -> np.ndarray:
+    "Low-level: SRS of each (unit, annotation) cell of `ix`, aligned with `ix.c_unit`, `ix.c_lab`."
     wqs = np.asarray(wqs, float)
     num = np.bincount(ix.e_cell, ix.e_val * wqs[ix.e_worker], minlength=len(ix.c_unit))
     den = np.bincount(ix.unit, wqs[ix.worker], minlength=ix.n_units)
-    return _div(num, den[ix.c_unit], clamp)
+    return ratio(num, den[ix.c_unit], clamp)
 
 # %% ../nbs/10_crowdtruth.ipynb #8d23e811
 def srs(
@@ -502,13 +487,14 @@ def srs(
     wqs,  # WQS per worker
     clamp: float = 0.0,  # the reference's floor for denominators (`TINY`); 0: exact ratios, 0/0 -> 0
 ) -> sparse.csr_matrix:
-    "Low-level (a `CrowdIndex`, WQS array): SRS (UAS), the units x annotations WQS-weighted share of the unit's workers that chose each annotation."
-    return sparse.csr_matrix((_srs_cells(ix, wqs, clamp), (ix.c_unit, ix.c_lab)), shape=(ix.n_units, ix.n_labels))
+    """Low-level (a `CrowdIndex`, WQS array): SRS (UAS), the units x annotations WQS-weighted share of the unit's
+    workers that chose each annotation."""
+    return sparse.csr_matrix((srs_cells(ix, wqs, clamp), (ix.c_unit, ix.c_lab)), shape=(ix.n_units, ix.n_labels))
 
 # %% ../nbs/10_crowdtruth.ipynb #eeed2ba9
 @dataclass
 class FixedPoint:
-    "The CrowdTruth fixed point: global scores of every iteration (index 0: the initialisation) and the shards' last states."
+    "The CrowdTruth fixed point: global scores of every iteration (0: the initialisation), the shards' last states."
     trace: list            # per iteration: dict of arrays wqs, aqs, wwa, wsa
     history: pd.DataFrame  # per iteration: largest change of wqs, uqs, aqs and overall
     converged: bool
@@ -520,63 +506,21 @@ class FixedPoint:
         "SQS per unit at the last iteration (in-memory states, in shard order)."
         return np.concatenate([s.u for s in self.states])
 
-# %% ../nbs/10_crowdtruth.ipynb #142da7dd
-@kernel
-def _unit_sums(ustart, indptr, lab, val, worker, wqs, rqs, weighted, clamp, V, B, U, seen, inv, u, num_s, den_s,
-               num_p, den_p, cos, by_worker):
-    """Low-level (numba): unit by unit, the pair sums of SQS and WWA (`_agreement_sums`) and each judgment's WSA
-    cosine (`_wsa_cos`), from the answer vectors (CSR `indptr`, `lab`, `val`). V, B, U, seen: zeros, one per
-    annotation; inv: room for one number per judgment. With rows in `by_worker` (W x 4), the per-judgment terms are
-    added per worker, weighted by their unit's `u` (WWA's and WSA's numerators and denominators), instead of being
-    written to num_p, den_p, cos."""
-    per_worker = len(by_worker) > 0
-    for s in range(len(ustart) - 1):
-        p0, p1, tot_w, uu, pairs, pairs_w = ustart[s], ustart[s + 1], 0.0, 0.0, 0.0, 0.0
-        for p in range(p0, p1):                                 # pass 1: cell sums, running pair sums
-            wp, nrm = wqs[worker[p]], 0.0
-            pairs_w += wp * tot_w; tot_w += wp
-            for e in range(indptr[p], indptr[p + 1]): nrm += rqs[lab[e]] * val[e] * val[e]
-            inv[p] = 1.0 / np.sqrt(nrm)                         # the unit-length WorkVec's scale
-            for e in range(indptr[p], indptr[p + 1]):
-                r, v = lab[e], wp * val[e] * inv[p]
-                pairs += rqs[r] * v * B[r]; B[r] += v; V[r] += v
-                U[r] += (wp if weighted else 1.0) * val[e]
-        num_s[s], den_s[s] = pairs, pairs_w
-        for e in range(indptr[p0], indptr[p1]):                 # |SentVec|^2 weighted by RQS, each cell once
-            if not seen[lab[e]]: uu += rqs[lab[e]] * U[lab[e]] ** 2; seen[lab[e]] = True
-        for p in range(p0, p1):                                 # pass 2: per judgment
-            wp, top, xx, xr, rr = wqs[worker[p]], 0.0, 0.0, 0.0, uu
-            for e in range(indptr[p], indptr[p + 1]):
-                r, a = lab[e], rqs[lab[e]]
-                n, x = val[e] * inv[p], (wp if weighted else 1.0) * val[e]
-                top += a * n * (V[r] - wp * n)
-                xx += a * x * x; xr += a * x * (U[r] - x); rr += a * (U[r] - x) ** 2 - a * U[r] ** 2
-            root = np.sqrt(xx * max(rr, 0.0))
-            if clamp > 0: c = clamp if root < clamp else xr / root
-            else: c = xr / root if root > 0 else 0.0
-            if per_worker:
-                k, su = worker[p], u[s]
-                by_worker[k, 0] += top * su; by_worker[k, 1] += (tot_w - wp) * su
-                by_worker[k, 2] += c * su; by_worker[k, 3] += su
-            else: num_p[p], den_p[p], cos[p] = top, tot_w - wp, c
-        for e in range(indptr[p0], indptr[p1]): V[lab[e]] = 0.0; B[lab[e]] = 0.0; U[lab[e]] = 0.0; seen[lab[e]] = False
-
 # %% ../nbs/10_crowdtruth.ipynb #df980ce3
-def step_sums(ix: CrowdIndex, w, a, weighted: bool, clamp: float) -> tuple:
-    "One iteration's sums: per unit the SQS numerator and denominator, per judgment the WWA ones and the WSA cosine (numba kernel or numpy)."
-    if engine() != "numba": return *_agreement_sums(ix, w, a), _wsa_cos(ix, a, w if weighted else None, clamp)
+def step_sums(
+    ix: CrowdIndex,  # the units' index
+    w,  # WQS per worker
+    a,  # RQS per annotation
+    weighted: bool,  # WQS-weighted SentVec in WSA (the reference's rule)
+    clamp: float,  # the reference's floor of denominators (`TINY`); 0: exact
+) -> tuple:
+    """One iteration's terms: per unit the SQS numerator and denominator, per judgment the WWA ones and the WSA
+    cosine (`agreement_sums` and `wsa_cos`, or their compiled twin)."""
+    if engine() != "numba": return *agreement_sums(ix, w, a), wsa_cos(ix, a, w if weighted else None, clamp)
     npos = len(ix.unit)
     out = np.zeros(ix.n_units), np.zeros(ix.n_units), np.zeros(npos), np.zeros(npos), np.zeros(npos)
     _kernel_sums(ix, w, a, weighted, clamp, np.zeros(0), *out, np.zeros((0, 4)))
     return out
-
-def _kernel_sums(ix, w, a, weighted, clamp, u, *out):
-    "`_unit_sums` on a `CrowdIndex`, its scratch arrays made here."
-    L, ustart = ix.n_labels, np.zeros(ix.n_units + 1, np.int64)
-    np.cumsum(ix.n_per_unit, out=ustart[1:])
-    _unit_sums(ustart, ix.V.indptr, ix.V.indices, ix.e_val, ix.worker, np.asarray(w, float), np.asarray(a, float),
-               bool(weighted), float(clamp), np.zeros(L), np.zeros(L), np.zeros(L), np.zeros(L, np.bool_),
-               np.empty(len(ix.unit)), np.asarray(u, float), *out)
 
 # %% ../nbs/10_crowdtruth.ipynb #99373602
 def worker_sums(
@@ -584,8 +528,8 @@ def worker_sums(
     w,  # WQS per worker
     a,  # RQS per annotation
     u,  # SQS per unit of `ix`: the weights
-    weighted: bool,  # WQS-weighted unit vectors (CrowdTruth 2.0)
-    clamp: float,  # the floor of denominators
+    weighted: bool,  # WQS-weighted SentVec in WSA (the reference's rule)
+    clamp: float,  # the reference's floor of denominators (`TINY`); 0: exact
 ) -> tuple:
     "Per unit the SQS numerator and denominator, and per worker (W x 4) the WWA and WSA sums weighted by `u`."
     W = len(w)
@@ -595,8 +539,8 @@ def worker_sums(
         return out[0], out[1], out[5]
     num_s, den_s, num_p, den_p, cos = step_sums(ix, w, a, weighted, clamp)
     su = np.asarray(u, float)[ix.unit]
-    return num_s, den_s, np.stack([np.bincount(ix.worker, v, minlength=W) for v in (num_p * su, den_p * su,
-                                                                                   cos * su, su)], axis=1)
+    per_worker = [np.bincount(ix.worker, v, minlength=W) for v in (num_p * su, den_p * su, cos * su, su)]
+    return num_s, den_s, np.stack(per_worker, axis=1)
 
 # %% ../nbs/10_crowdtruth.ipynb #2ab8a6a7
 @dataclass
@@ -645,17 +589,41 @@ def crowd_start(
                       crowd_counts(shard, keep, len(cfg["workers"]), len(cfg["labels"])))
 
 # %% ../nbs/10_crowdtruth.ipynb #f3e6d088
-def crowd_summary(st: CrowdState) -> dict:
+def crowd_summary(
+    st: CrowdState,  # a shard's state
+) -> dict:
     "The shard's counts (`crowd_counts`), for the executor to add up."
     return st.counts
 
-def crowd_keys(st: CrowdState) -> dict:
+def crowd_keys(
+    st: CrowdState,  # a shard's state
+) -> dict:
     "The shard's triple keys, for the executor to unite."
     return dict(union_keys=np.zeros(0, np.int64) if st.ix is None else rqs_triples(st.ix)["keys"])
 
-def crowd_place(st: CrowdState, keys) -> CrowdState:
+def crowd_place(
+    st: CrowdState,  # a shard's state
+    keys,  # all shards' triple keys, united and sorted (`crowd_keys` summed by the executor)
+) -> CrowdState:
     "The state with the positions of its triples among all shards' sorted triple `keys`."
     return replace(st, place=None if st.ix is None else np.searchsorted(keys, rqs_triples(st.ix)["keys"]))
+
+# %% ../nbs/10_crowdtruth.ipynb #ea4e08a6
+DENSE_TRIPLES = 1 << 22   # up to this many triples, shards send their RQS sums as dense arrays (else sparse)
+
+def place_sums(
+    num,  # a shard's numerators of P_r(i|j), one per triple of the shard
+    den,  # their denominators
+    place,  # the places of the shard's triples among all triples
+    n_triples: int,  # the number of triples over all shards
+):
+    "A shard's triple sums at their places among all triples: a dense 2 x T array, or sparse when T is large."
+    if n_triples <= DENSE_TRIPLES:
+        out = np.zeros((2, n_triples))
+        out[0, place], out[1, place] = num, den
+        return out
+    k = len(num)
+    return sparse.csr_matrix((np.r_[num, den], np.r_[place, place], [0, k, 2 * k]), shape=(2, n_triples))
 
 # %% ../nbs/10_crowdtruth.ipynb #487b9588
 def crowd_step(
@@ -667,31 +635,17 @@ def crowd_step(
 ) -> tuple[CrowdState, dict]:
     "One Jacobi iteration on a shard: its units' new SQS (kept in the state) and its sums for WSA, WWA and RQS."
     W, clamp, ix = len(w), cfg["clamp"], st.ix
-    if ix is None: return replace(st, u_first=st.u), _zero_sums(W, n_triples, cfg["closed"])
+    if ix is None:                                      # no unit with two judgments: zero sums
+        z, nothing = np.zeros(W), np.zeros(0)
+        sums = dict(wwa_num=z, wwa_den=z, wsa_num=z, wsa_den=z, max_du=0.0)
+        if cfg["closed"]: sums["rqs"] = place_sums(nothing, nothing, np.zeros(0, np.int64), n_triples)
+        return replace(st, u_first=st.u), sums
     num_s, den_s, t = worker_sums(ix, w, a, st.u, cfg["weighted"], clamp)
-    u_new = _div(num_s, den_s, clamp)
+    u_new = ratio(num_s, den_s, clamp)
     sums = dict(wwa_num=t[:, 0], wwa_den=t[:, 1], wsa_num=t[:, 2], wsa_den=t[:, 3],
                 max_du=float(np.abs(u_new - st.u)[ix.n_per_unit > 0].max(initial=0.0)))
-    if cfg["closed"]: sums["rqs"] = _placed(*triple_sums(ix, st.u), st.place, n_triples)
+    if cfg["closed"]: sums["rqs"] = place_sums(*triple_sums(ix, st.u), st.place, n_triples)
     return replace(st, u=u_new, u_first=u_new if st.u_first is None else st.u_first), sums
-
-# %% ../nbs/10_crowdtruth.ipynb #ea4e08a6
-DENSE_TRIPLES = 1 << 22   # up to this many triples, shards send their RQS sums as dense arrays (else sparse)
-
-def _placed(num, den, place, n_triples: int):
-    "A shard's triple sums at their places among all triples: a dense 2 x T array, or sparse when T is large."
-    if n_triples <= DENSE_TRIPLES:
-        out = np.zeros((2, n_triples))
-        out[0, place], out[1, place] = num, den
-        return out
-    k = len(num)
-    return sparse.csr_matrix((np.r_[num, den], np.r_[place, place], [0, k, 2 * k]), shape=(2, n_triples))
-
-def _zero_sums(W: int, n_triples: int, closed: bool) -> dict:
-    "The sums of a shard without a unit of two judgments."
-    z = np.zeros(W)
-    return dict(wwa_num=z, wwa_den=z, wsa_num=z, wsa_den=z, max_du=0.0) | (
-        dict(rqs=_placed(np.zeros(0), np.zeros(0), np.zeros(0, np.int64), n_triples)) if closed else {})
 
 # %% ../nbs/10_crowdtruth.ipynb #aed109bb
 def crowd_update(
@@ -707,17 +661,8 @@ def crowd_update(
     if cfg["closed"]:
         sums = t["rqs"].toarray() if sparse.issparse(t["rqs"]) else t["rqs"]
         a_new = rqs_from_triples(triples, *sums, w, len(a), clamp=clamp)
-    wwa_, wsa_ = _div(t["wwa_num"], t["wwa_den"], clamp), _div(t["wsa_num"], t["wsa_den"], clamp)
+    wwa_, wsa_ = ratio(t["wwa_num"], t["wwa_den"], clamp), ratio(t["wsa_num"], t["wsa_den"], clamp)
     return wqs(wsa_, wwa_), a_new, wwa_, wsa_
-
-# %% ../nbs/10_crowdtruth.ipynb #19c3b2f1
-def _fp_options(ix, closed, tol, max_iter, weighted, clamp, progress) -> tuple:
-    "`fixed_point`'s arguments checked: a `CrowdIndex`, yes/no flags, tol > 0, max_iter >= 1, clamp >= 0."
-    if not isinstance(ix, CrowdIndex):
-        raise TypeError(f"fixed_point takes a CrowdIndex (low-level), not {type(ix).__name__}; call run(data) for judgments")
-    closed, weighted, progress = check_bool("closed", closed), check_bool("weighted", weighted), check_bool("progress", progress, True)
-    return (closed, check_number("tol", tol, low=0, low_open=True), check_int("max_iter", max_iter), weighted,
-            check_number("clamp", clamp, low=0), progress)
 
 # %% ../nbs/10_crowdtruth.ipynb #2b62715f
 def crowd_fixed_point(
@@ -740,7 +685,8 @@ def crowd_fixed_point(
         for it in steps:
             states, t = ex.step(crowd_step, states, w, a, bcfg, len(keys))
             w_new, a_new, wwa_, wsa_ = crowd_update(t, w, a, cfg, triples)
-            d = dict(wqs=np.abs(w_new - w)[active].max(initial=0.0), uqs=t["max_du"], aqs=np.abs(a_new - a).max(initial=0.0))
+            d = dict(wqs=np.abs(w_new - w)[active].max(initial=0.0), uqs=t["max_du"],
+                     aqs=np.abs(a_new - a).max(initial=0.0))
             rows.append(d | dict(max=max(d.values())))
             w, a = w_new, a_new
             trace.append(dict(wqs=w, aqs=a, wwa=wwa_, wsa=wsa_))
@@ -748,7 +694,8 @@ def crowd_fixed_point(
                 converged = True
                 break
     if not converged:
-        warnings.warn(f"CrowdTruth scores did not converge in {max_iter} iterations (last change {rows[-1]['max']:.2e} >= tol {tol})")
+        warnings.warn(f"CrowdTruth scores did not converge in {max_iter} iterations "
+                      f"(last change {rows[-1]['max']:.2e} >= tol {tol})")
     hist = pd.DataFrame(rows, index=pd.RangeIndex(1, len(rows) + 1, name="iteration"))
     return FixedPoint(trace, hist, converged, tol, states)
 
@@ -762,15 +709,22 @@ def fixed_point(
     clamp: float = 0.0,  # the reference's floor for denominators (`TINY`); 0: exact ratios, 0/0 -> 0
     progress: bool | None = None,  # progress bar: None = on a terminal or in live Jupyter only
 ) -> FixedPoint:
-    "Low-level (a `CrowdIndex`): iterate SQS, WQS (WSA x WWA) and RQS jointly from all-ones until the largest change is below `tol`."
-    closed, tol, max_iter, weighted, clamp, progress = _fp_options(ix, closed, tol, max_iter, weighted, clamp, progress)
+    """Low-level (a `CrowdIndex`): iterate SQS, WQS (WSA x WWA) and RQS jointly from all-ones until the largest
+    change is below `tol`."""
+    if not isinstance(ix, CrowdIndex):
+        raise TypeError(f"fixed_point takes a CrowdIndex (low-level), not {type(ix).__name__}; "
+                        "call run(data) for judgments")
+    closed, weighted = check_bool("closed", closed), check_bool("weighted", weighted)
+    progress = check_bool("progress", progress, True)
+    tol, max_iter = check_number("tol", tol, low=0, low_open=True), check_int("max_iter", max_iter)
+    clamp = check_number("clamp", clamp, low=0)
     J = ix.judgments
     cfg = dict(workers=J.workers, labels=J.labels, closed=closed, weighted=weighted, clamp=clamp)
     st = CrowdState(ix, J.units, ix.n_per_unit, np.ones(ix.n_units))
     return crowd_fixed_point(Threads(1), [st], cfg, tol, max_iter, progress, ix.n_per_worker > 0)
 
 # %% ../nbs/10_crowdtruth.ipynb #678dfae1
-@dataclass
+@dataclass(repr=False)
 class CrowdTruthResult:
     "CrowdTruth scores: `.units`, `.workers`, `.annotations` tables, the UAS tables and the fixed point's history."
     units: pd.DataFrame
@@ -781,13 +735,13 @@ class CrowdTruthResult:
     converged: bool
     closed: bool
     options: dict
-    executor: object = field(default=None, repr=False)   # what holds the shards' states
-    states: list = field(default_factory=list, repr=False)   # the shards' last `CrowdState`s
-    cfg: dict = field(default_factory=dict, repr=False)
+    executor: object = None   # what holds the shards' states
+    states: list = field(default_factory=list)   # the shards' last `CrowdState`s
+    cfg: dict = field(default_factory=dict)
 
     @cached_property
     def uas(self) -> pd.DataFrame:
-        "Units x annotations UAS (SRS) table, built on first use; NaN for left-out units and an open task's unseen cells."
+        "Units x annotations UAS (SRS), built on first use; NaN for left-out units and an open task's unseen cells."
         return self.executor.frame(crowd_uas, self.states, self.trace[-1]["wqs"].to_numpy(), self.cfg)
 
     @cached_property
@@ -795,11 +749,10 @@ class CrowdTruthResult:
         "The first iteration's UAS table (all WQS = 1), built on first use."
         return self.executor.frame(crowd_uas, self.states, np.ones(len(self.workers.index)), self.cfg)
 
-# %% ../nbs/10_crowdtruth.ipynb #2c0cdd67
-@patch
-def __repr__(self: CrowdTruthResult):
-    return (f"CrowdTruthResult({len(self.units)} units, {len(self.workers)} workers, {len(self.annotations)} annotations, "
-            f"{'closed' if self.closed else 'open-ended'}, {len(self.history)} iterations, converged={self.converged})")
+    def __repr__(self):
+        return (f"CrowdTruthResult({len(self.units)} units, {len(self.workers)} workers, "
+                f"{len(self.annotations)} annotations, {'closed' if self.closed else 'open-ended'}, "
+                f"{len(self.history)} iterations, converged={self.converged})")
 
 # %% ../nbs/10_crowdtruth.ipynb #b3507ce1
 def crowd_cells(
@@ -811,7 +764,7 @@ def crowd_cells(
     ix, clamp = st.ix, cfg["clamp"]
     c_unit = np.zeros(0, np.int64) if ix is None else ix.c_unit
     c_lab = np.zeros(0, np.int64) if ix is None else ix.c_lab
-    score = (lambda x: np.zeros(0)) if ix is None else (lambda x: _srs_cells(ix, x, clamp))
+    score = (lambda x: np.zeros(0)) if ix is None else (lambda x: srs_cells(ix, x, clamp))
     return pd.DataFrame({"annotation": cfg["labels"][c_lab], "uas": score(w), "uas_initial": score(np.ones(len(w)))},
                         index=pd.Index(st.units[c_unit], name="unit"))
 
@@ -824,45 +777,10 @@ def crowd_uas(
     "A shard's units x annotations UAS table at WQS `w`."
     L, scored = len(cfg["labels"]), st.n_per_unit > 1
     m = np.full((len(st.units), L), 0.0 if cfg["closed"] else np.nan)
-    if st.ix is not None: m[st.ix.c_unit, st.ix.c_lab] = _srs_cells(st.ix, w, cfg["clamp"])
+    if st.ix is not None: m[st.ix.c_unit, st.ix.c_lab] = srs_cells(st.ix, w, cfg["clamp"])
     m[~scored] = np.nan
     t = pd.DataFrame(m, st.units, cfg["labels"])
     return t[scored] if cfg["single"] == "drop" else t
-
-# %% ../nbs/10_crowdtruth.ipynb #35cbbaaf
-@patch(as_prop=True)
-def uas_long(self: CrowdTruthResult) -> pd.DataFrame:
-    "The UAS of every scored (unit, annotation) cell, final and initial, as a long table indexed by unit."
-    if "uas_long" not in self.__dict__:
-        self.__dict__["uas_long"] = self.executor.frame(crowd_cells, self.states, self.trace[-1]["wqs"].to_numpy(), self.cfg)
-    return self.__dict__["uas_long"]
-
-@patch
-def uas_dicts(self: CrowdTruthResult, initial: bool = False) -> pd.Series:
-    "One dict annotation -> UAS per unit (the reference's `unit_annotation_score`): a closed task's every annotation, an open task's own."
-    if not self.closed: return _cell_dicts(self, "uas_initial" if initial else "uas")
-    t = self.uas_initial if initial else self.uas
-    if hasattr(t, "compute"): t = t.compute().sort_index()            # a dask result: units in partition order
-    m, cols = t.to_numpy(), list(t.columns)
-    return pd.Series([{c: v for c, v in zip(cols, row) if v == v} for row in m.tolist()], t.index, name="uas")
-
-def _cell_dicts(res: CrowdTruthResult, key: str) -> pd.Series:
-    "An open task's dicts straight from its scored cells (no dense table); units without a cell get {}."
-    c = res.uas_long
-    if hasattr(c, "compute"): c = c.compute()
-    units = res.units.index if not hasattr(res.units, "compute") else res.units.compute().sort_index().index
-    d = {u: dict(zip(g["annotation"], g[key])) for u, g in c.groupby(level=0, sort=False)}
-    return pd.Series([d.get(u, {}) for u in units], units, name="uas")
-
-# %% ../nbs/10_crowdtruth.ipynb #1aadca82
-def _run_options(reference, open_ended, progress, tol, max_iter, single, sentvec) -> dict:
-    "`run`'s own options checked, with the defaults of the mode (`reference`) filled in."
-    reference, open_ended = check_bool("reference", reference), check_bool("open_ended", open_ended, True)
-    return dict(reference=reference, open_ended=open_ended, progress=check_bool("progress", progress, True),
-                tol=(1e-3 if reference else 1e-6) if tol is None else check_number("tol", tol, low=0, low_open=True),
-                max_iter=(1000 if reference else 100) if max_iter is None else check_int("max_iter", max_iter),
-                single=check_choice("single", single or ("drop" if reference else "keep"), ("keep", "drop")),
-                sentvec=check_choice("sentvec", sentvec or ("weighted" if reference else "raw"), ("raw", "weighted")))
 
 # %% ../nbs/10_crowdtruth.ipynb #3d67c1c2
 def check_pairs(
@@ -872,9 +790,10 @@ def check_pairs(
     rep = J.repeated_pairs()                                  # e.g. one judgment per dimension: not one crowd
     if len(rep):
         f = J.frame.iloc[rep[0]]
+        hint = "; run each dimension separately" if "dimension" in J.frame else ""
         raise ValueError(f"CrowdTruth needs one judgment per (unit, worker); judgments at "
                          f"{J.describe_rows(rep)} repeat a (unit, worker) pair (unit={f['unit']!r}, "
-                         f"worker={f['worker']!r})" + ("; run each dimension separately" if "dimension" in J.frame else ""))
+                         f"worker={f['worker']!r})" + hint)
 
 # %% ../nbs/10_crowdtruth.ipynb #193bd45d
 def check_units(
@@ -916,11 +835,21 @@ def crowd_tables(
     last, first = fp.trace[-1], fp.trace[min(1, len(fp.trace) - 1)]
     act_w = s["active_worker"] > 0
     nan_w = lambda x: np.where(act_w, x, np.nan)
-    w = pd.DataFrame({k: nan_w(last[k]) for k in ("wqs", "wwa", "wsa")} |
-                     {k + "_initial": nan_w(first[k]) for k in ("wqs", "wwa", "wsa")} | {"units": s["per_worker"]}, workers)
-    ann = pd.DataFrame({"aqs": last["aqs"], "aqs_initial": first["aqs"], "judgments": s["chosen"].astype(np.int64)}, labels)
+    w = pd.DataFrame({k: nan_w(last[k]) for k in ("wqs", "wwa", "wsa")}
+                     | {k + "_initial": nan_w(first[k]) for k in ("wqs", "wwa", "wsa")}
+                     | {"units": s["per_worker"]}, workers)
+    ann = pd.DataFrame({"aqs": last["aqs"], "aqs_initial": first["aqs"],
+                        "judgments": s["chosen"].astype(np.int64)}, labels)
     if cfg["single"] == "drop": w, ann = w[act_w], (ann if cfg["closed"] else ann[s["kept_label"] > 0])
     return w, ann
+
+# %% ../nbs/10_crowdtruth.ipynb #7fd073fd
+def crowd_release(
+    st: CrowdState,  # a shard's last state
+) -> CrowdState:
+    "The state without its RQS triples (kept only while iterating)."
+    if st.ix is not None: st.ix.__dict__.pop("rqs_triples", None)
+    return replace(st, place=None)
 
 # %% ../nbs/10_crowdtruth.ipynb #a08e1a17
 def crowd_result(
@@ -940,29 +869,41 @@ def crowd_result(
     return CrowdTruthResult(ex.frame(crowd_units, states, cfg), workers, ann, fp.history, trace, fp.converged,
                             cfg["closed"], opts, ex, states, cfg)
 
-# %% ../nbs/10_crowdtruth.ipynb #7fd073fd
-def crowd_release(st: CrowdState) -> CrowdState:
-    "The state without its RQS triples (kept only while iterating)."
-    if st.ix is not None: st.ix.__dict__.pop("rqs_triples", None)
-    return replace(st, place=None)
+# %% ../nbs/10_crowdtruth.ipynb #1aadca82
+def run_options(
+    reference: bool = False,  # the crowdtruth 2.1 package's defaults
+    open_ended: bool | None = None,  # None: decided by the judgments; True/False force it
+    progress: bool | None = None,  # progress bar: None = on a terminal or in live Jupyter only
+    tol: float | None = None,  # > 0; None: 1e-6, or 1e-3 with `reference`
+    max_iter: int | None = None,  # >= 1; None: 100, or 1000 with `reference`
+    single: str | None = None,  # 'keep' or 'drop'; None: 'keep', or 'drop' with `reference`
+    sentvec: str | None = None,  # 'raw' or 'weighted'; None: 'raw', or 'weighted' with `reference`
+) -> dict:
+    "`run`'s own options checked, with the defaults of the mode (`reference`) filled in."
+    reference, open_ended = check_bool("reference", reference), check_bool("open_ended", open_ended, True)
+    return dict(reference=reference, open_ended=open_ended, progress=check_bool("progress", progress, True),
+                tol=(1e-3 if reference else 1e-6) if tol is None else check_number("tol", tol, low=0, low_open=True),
+                max_iter=(1000 if reference else 100) if max_iter is None else check_int("max_iter", max_iter),
+                single=check_choice("single", single or ("drop" if reference else "keep"), ("keep", "drop")),
+                sentvec=check_choice("sentvec", sentvec or ("weighted" if reference else "raw"), ("raw", "weighted")))
 
 # %% ../nbs/10_crowdtruth.ipynb #80e5f924
 @delegates(as_judgments, but=["data"])
 def run(
-    data,  # the judgments: a `Judgments`, a long DataFrame (one row per judgment) or a CSV path, read by `as_judgments`
+    data,  # the judgments: a `Judgments`, a long DataFrame (one row per judgment) or a CSV path (`as_judgments`)
     *,
-    labels=None,  # the annotation set, in order: a closed task; None (default): open-ended, annotations as they occur (a `Judgments` keeps the labels it declares)
+    labels=None,  # the annotation set, in order (a closed task); None: open-ended, or a `Judgments`' own labels
     open_ended: bool | None = None,  # None: open-ended unless the judgments declare their labels; True/False force it
-    reference: bool = False,  # reproduce the crowdtruth 2.1 package (its tolerance, clamps, weighted SentVec, dropped units)
-    tol: float | None = None,  # stop once the largest change of any score is below tol (> 0); None: 1e-6, or 1e-3 with `reference`
+    reference: bool = False,  # reproduce crowdtruth 2.1 (its tolerance, clamps, weighted SentVec, dropped units)
+    tol: float | None = None,  # stop once the largest change of any score is below it (> 0); None: by mode
     max_iter: int | None = None,  # iteration cap (>= 1); None: 100, or 1000 with `reference`
-    single: str | None = None,  # units with one judgment: 'keep' (NaN scores) or 'drop'; None: 'keep', or 'drop' with `reference`
+    single: str | None = None,  # units with one judgment: 'keep' (NaN) or 'drop'; None: by mode
     sentvec: str | None = None,  # SentVec in WSA: 'raw' (the seed) or 'weighted' by WQS (the reference); None: by mode
     progress: bool | None = None,  # progress bar: None = on a terminal or in live Jupyter only
     **kwargs,
 ) -> CrowdTruthResult:
     "CrowdTruth 2.0 unit, worker and annotation quality scores of judgments (open-ended unless `labels` is given)."
-    o = _run_options(reference, open_ended, progress, tol, max_iter, single, sentvec)
+    o = run_options(reference, open_ended, progress, tol, max_iter, single, sentvec)
     J = as_judgments(data, labels=labels, **kwargs)
     if isinstance(J, Judgments): check_pairs(J)               # in memory: errors name the rows
     closed = J.closed if o["open_ended"] is None else not o["open_ended"]
@@ -975,68 +916,100 @@ def run(
     fp = crowd_fixed_point(ex, states, cfg, o["tol"], o["max_iter"], o["progress"], s["active_worker"] > 0)
     return crowd_result(J, ex, fp, cfg, s, o)
 
+# %% ../nbs/10_crowdtruth.ipynb #35cbbaaf
+@patch(as_prop=True)
+def uas_long(self: CrowdTruthResult) -> pd.DataFrame:
+    "The UAS of every scored (unit, annotation) cell, final and initial, as a long table indexed by unit."
+    if "uas_long" not in self.__dict__:
+        w = self.trace[-1]["wqs"].to_numpy()
+        self.__dict__["uas_long"] = self.executor.frame(crowd_cells, self.states, w, self.cfg)
+    return self.__dict__["uas_long"]
+
+# %% ../nbs/10_crowdtruth.ipynb #8ab4567c
+@patch
+def uas_dicts(
+    self: CrowdTruthResult,
+    initial: bool = False,  # the first iteration's UAS (all WQS = 1) instead of the last
+) -> pd.Series:
+    """One dict annotation -> UAS per unit (the reference's `unit_annotation_score`): a closed task's every
+    annotation, an open task's own."""
+    if not self.closed:                                # straight from the scored cells, no dense table
+        key, c = ("uas_initial" if initial else "uas"), self.uas_long
+        if hasattr(c, "compute"): c = c.compute()
+        units = self.units.index if not hasattr(self.units, "compute") else self.units.compute().sort_index().index
+        d = {u: dict(zip(g["annotation"], g[key])) for u, g in c.groupby(level=0, sort=False)}
+        return pd.Series([d.get(u, {}) for u in units], units, name="uas")   # units without a cell: {}
+    t = self.uas_initial if initial else self.uas
+    if hasattr(t, "compute"): t = t.compute().sort_index()            # a dask result: units in partition order
+    m, cols = t.to_numpy(), list(t.columns)
+    return pd.Series([{c: v for c, v in zip(cols, row) if v == v} for row in m.tolist()], t.index, name="uas")
+
 # %% ../nbs/10_crowdtruth.ipynb #e1db3c3d
-def _dimred(x: str) -> str:
-    "The 'dimred' tutorial's reduction of one comma-separated answer: contractions split off, stop words dropped (compared without trailing punctuation), NONE if nothing is left."
-    stop = set("a after all am an and any are as at be because been before between but by can did do does few from have "
-               "he her here his if in is it me more not of on only or out she should some than that the their them "
-               "themselves there they this to up very was were what when where will with you your".split())
+def dimred_answer(
+    x: str,  # one answer of the highlighting task: words separated by commas
+) -> str:
+    """The 'dimred' tutorial's reduction of one answer: contractions split off, stop words dropped (compared
+    without trailing punctuation), NONE if nothing is left."""
+    stop = set("a after all am an and any are as at be because been before between but by can did do does few from "
+               "have he her here his if in is it me more not of on only or out she should some than that the their "
+               "them themselves there they this to up very was were what when where will with you your".split())
     toks = [re.sub(r"('s|'m|'re|'ll|n't|'ve|'d)$", "", t) for t in x.split(",")]
     toks = [t for t in toks if re.sub(r"[.?!,;:]+$", "", t) not in stop]
     return ",".join(toks) if toks else "NONE"
 
 # %% ../nbs/10_crowdtruth.ipynb #e277be76
-_RELEX_LABELS = ["alternate_names", "cause_of_death", "charges", "children", "employee_or_member_of", "founded_org", "none",
-    "origin", "place_of_birth", "place_of_death", "place_of_headquarters", "places_of_residence",
+_RELEX_LABELS = ["alternate_names", "cause_of_death", "charges", "children", "employee_or_member_of", "founded_org",
+    "none", "origin", "place_of_birth", "place_of_death", "place_of_headquarters", "places_of_residence",
     "schools_attended", "spouse", "subsidiaries", "title", "top_member_employee_of_org"]
-_PEOPLE_LABELS = ["archeologist", "architect", "artist", "astronaut", "athlete", "businessperson", "celebrity", "chef",
-    "criminal", "engineer", "farmer", "fictionalcharacter", "journalist", "judge", "lawyer", "militaryperson",
+_PEOPLE_LABELS = ["archeologist", "architect", "artist", "astronaut", "athlete", "businessperson", "celebrity",
+    "chef", "criminal", "engineer", "farmer", "fictionalcharacter", "journalist", "judge", "lawyer", "militaryperson",
     "model", "monarch", "none", "other", "philosopher", "politician", "presenter", "producer",
     "psychologist", "scientist", "sportsmanager", "writer"]
 
 # %% ../nbs/10_crowdtruth.ipynb #1e3ac8b5
-def _tutorial_configs():
-    "How each stored tutorial result of the crowdtruth repository was produced: input file, answer column, preprocessing, run options."
+def tutorial_configs() -> dict:
+    """How each stored tutorial result of the crowdtruth repository was produced: name -> (input file, columns,
+    preprocessing of the answers, run options)."""
     strip = lambda s: s.astype(str).str.replace(r'[\[\]"]', "", regex=True)
     words = lambda s: strip(s).str.replace(" ", ",").map(lambda x: ",".join(t if t else '""' for t in x.split(",")))
-    reduced = lambda s: words(s).map(lambda x: _dimred(x.replace('""', ""))).map(
+    reduced = lambda s: words(s).map(lambda x: dimred_answer(x.replace('""', ""))).map(
         lambda x: ",".join(t if t else '""' for t in x.split(",")))
     cf = dict(unit="_unit_id", worker="_worker_id")
     std = dict(unit="orig_id", worker="!amt_worker_ids", label="response")
     lower = lambda s: s.astype(str).str.lower()
+    relex, video = dict(sep="\n", labels=_RELEX_LABELS), dict(cf, label="taggedinsubtitles")
     return {
-        "binary-relex": ("relex-binary-choice.csv", dict(cf, label="top_member_employee"), lower, dict(labels=["true", "false"])),
-        "multchoice-relex": ("relex-multiple-choice.csv", dict(cf, label="relations"), lower, dict(sep="\n", labels=_RELEX_LABELS)),
-        "sparsemultchoice-relex": ("relex-sparse-multiple-choice.csv", dict(cf, label="output_relations"), lower, dict(sep="\n", labels=_RELEX_LABELS)),
+        "binary-relex": ("relex-binary-choice.csv", dict(cf, label="top_member_employee"), lower,
+                         dict(labels=["true", "false"])),
+        "multchoice-relex": ("relex-multiple-choice.csv", dict(cf, label="relations"), lower, relex),
+        "sparsemultchoice-relex": ("relex-sparse-multiple-choice.csv", dict(cf, label="output_relations"), lower,
+                                   relex),
         "multchoice-people-video": ("person-video-multiple-choice.csv", dict(cf, label="selected_answer"),
-                                    lambda s: strip(s).str.lower().str.replace(" ", ""), dict(sep=",", labels=_PEOPLE_LABELS)),
-        "openextr-persvid": ("person-video-highlight.csv", dict(cf, label="taggedinsubtitles"), words, dict(sep=",")),
-        "openextr-persvid-dimred": ("person-video-highlight.csv", dict(cf, label="taggedinsubtitles"), reduced, dict(sep=",")),
+                                    lambda s: strip(s).str.lower().str.replace(" ", ""),
+                                    dict(sep=",", labels=_PEOPLE_LABELS)),
+        "openextr-persvid": ("person-video-highlight.csv", video, words, dict(sep=",")),
+        "openextr-persvid-dimred": ("person-video-highlight.csv", video, reduced, dict(sep=",")),
         "crowdtruth_rte": ("rte.standardized.csv", std, None, dict(labels=[0, 1])),
         "crowdtruth_temp": ("temp.standardized.csv", std, None, dict(labels=["before", "after"])),
     }
 
-# %% ../nbs/10_crowdtruth.ipynb #04f3648b
-def _tutorial_path(folder, *parts) -> Path:
-    "`folder`/`parts`, or a `ValueError` naming the folder or file that is missing."
+# %% ../nbs/10_crowdtruth.ipynb #843fd3a3
+def tutorial_run(
+    name: str,  # a stored result of the crowdtruth tutorials, e.g. 'binary-relex' (a key of `tutorial_configs()`)
+    folder,  # the crowdtruth repository's tutorial/data folder
+) -> CrowdTruthResult:
+    "Run the reference mode on a crowdtruth tutorial input in `folder`, configured as its stored results were."
+    configs = tutorial_configs()
+    check_choice("name", name, tuple(configs))
+    file, cols, prep, opts = configs[name]
     root = Path(folder)
     if not root.is_dir():
         raise ValueError(f"tutorial folder {str(root)!r} " + ("is not a folder" if root.exists() else "does not exist")
                          + " (the crowdtruth repository's tutorial/data folder)")
-    p = root.joinpath(*parts)
-    if not p.is_file(): raise ValueError(f"tutorial file {str(p)!r} " + ("is not a file" if p.exists() else "does not exist"))
-    return p
-
-# %% ../nbs/10_crowdtruth.ipynb #843fd3a3
-def tutorial_run(
-    name: str,  # a stored result of the crowdtruth tutorials, e.g. 'binary-relex' (the keys of `_tutorial_configs()`)
-    folder,  # the crowdtruth repository's tutorial/data folder
-) -> CrowdTruthResult:
-    "Run the reference mode on one of the crowdtruth tutorial inputs in `folder`, configured as its stored results were."
-    configs = _tutorial_configs()
-    check_choice("name", name, tuple(configs))
-    file, cols, prep, opts = configs[name]
-    df = pd.read_csv(_tutorial_path(folder, file))
+    p = root / file
+    if not p.is_file():
+        raise ValueError(f"tutorial file {str(p)!r} " + ("is not a file" if p.exists() else "does not exist"))
+    df = pd.read_csv(p)
     if prep is not None: df = df.assign(**{cols["label"]: prep(df[cols["label"]])})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -1048,7 +1021,7 @@ def tutorial_stored(
     folder,  # the crowdtruth repository's tutorial/data folder (the results are in its `results` subfolder)
 ) -> dict:
     "The stored units, workers and annotations tables of a tutorial result in `folder`/results (ids as strings)."
-    check_choice("name", name, tuple(_tutorial_configs()))
+    check_choice("name", name, tuple(tutorial_configs()))
     files = ({p: f"{name}-{p}.csv" for p in ("units", "workers", "annotations")} if not name.startswith("crowdtruth_")
              else {p: f"crowdtruth_{p}_{name.split('_')[1]}.csv" for p in ("units", "workers")})
     res = Path(folder) / "results"
@@ -1061,5 +1034,76 @@ def tutorial_stored(
             t = pd.read_csv(res / f, index_col=0)
             t.index = t.index.map(lambda v: str(v).lower() if isinstance(v, (bool, np.bool_)) else str(v))
             out[part] = t
-    if not out: raise ValueError(f"no stored result {name!r} in {str(res)!r}: {', '.join(files.values())} do not exist")
+    if not out:
+        raise ValueError(f"no stored result {name!r} in {str(res)!r}: {', '.join(files.values())} do not exist")
     return out
+
+# %% ../nbs/10_crowdtruth.ipynb #b7141a52
+@kernel
+def _triple_kernel(eoff, slot, x, y, num, den):
+    "Low-level (numba): per triple, the sum of y over its pairs (den) and of y x (num); pairs grouped by entry."
+    for t in range(len(eoff) - 1):
+        yt = y[t]
+        for q in range(eoff[t], eoff[t + 1]):
+            den[slot[q]] += yt
+            num[slot[q]] += yt * x[q]
+
+# %% ../nbs/10_crowdtruth.ipynb #25ace31d
+@kernel
+def _rqs_kernel(r, j, i, num, den, wqs, num_r, den_r):
+    "Low-level (numba): per annotation, the sums over defined triples of w_j w_i num / den and of w_j w_i, in one pass."
+    for t in range(len(r)):
+        if den[t] != 0:
+            ww = wqs[j[t]] * wqs[i[t]]
+            num_r[r[t]] += ww * (num[t] / den[t])
+            den_r[r[t]] += ww
+
+# %% ../nbs/10_crowdtruth.ipynb #142da7dd
+@kernel
+def _unit_sums(ustart, indptr, lab, val, worker, wqs, rqs, weighted, clamp, V, B, U, seen, inv, u, num_s, den_s,
+               num_p, den_p, cos, by_worker):
+    """Low-level (numba): unit by unit, the pair sums of SQS and WWA (`agreement_sums`) and each judgment's WSA
+    cosine (`wsa_cos`), from the answer vectors (CSR `indptr`, `lab`, `val`). V, B, U, seen: zeros, one per
+    annotation; inv: room for one number per judgment. With rows in `by_worker` (W x 4), the per-judgment terms are
+    added per worker, weighted by their unit's `u` (WWA's and WSA's numerators and denominators), instead of being
+    written to num_p, den_p, cos."""
+    per_worker = len(by_worker) > 0
+    for s in range(len(ustart) - 1):
+        p0, p1, tot_w, uu, pairs, pairs_w = ustart[s], ustart[s + 1], 0.0, 0.0, 0.0, 0.0
+        for p in range(p0, p1):                                 # pass 1: cell sums, running pair sums
+            wp, nrm = wqs[worker[p]], 0.0
+            pairs_w += wp * tot_w; tot_w += wp
+            for e in range(indptr[p], indptr[p + 1]): nrm += rqs[lab[e]] * val[e] * val[e]
+            inv[p] = 1.0 / np.sqrt(nrm)                         # the unit-length WorkVec's scale
+            for e in range(indptr[p], indptr[p + 1]):
+                r, v = lab[e], wp * val[e] * inv[p]
+                pairs += rqs[r] * v * B[r]; B[r] += v; V[r] += v
+                U[r] += (wp if weighted else 1.0) * val[e]
+        num_s[s], den_s[s] = pairs, pairs_w
+        for e in range(indptr[p0], indptr[p1]):                 # |SentVec|^2 weighted by RQS, each cell once
+            if not seen[lab[e]]: uu += rqs[lab[e]] * U[lab[e]] ** 2; seen[lab[e]] = True
+        for p in range(p0, p1):                                 # pass 2: per judgment
+            wp, top, xx, xr, rr = wqs[worker[p]], 0.0, 0.0, 0.0, uu
+            for e in range(indptr[p], indptr[p + 1]):
+                r, a = lab[e], rqs[lab[e]]
+                n, x = val[e] * inv[p], (wp if weighted else 1.0) * val[e]
+                top += a * n * (V[r] - wp * n)
+                xx += a * x * x; xr += a * x * (U[r] - x); rr += a * (U[r] - x) ** 2 - a * U[r] ** 2
+            root = np.sqrt(xx * max(rr, 0.0))
+            if clamp > 0: c = clamp if root < clamp else xr / root
+            else: c = xr / root if root > 0 else 0.0
+            if per_worker:
+                k, su = worker[p], u[s]
+                by_worker[k, 0] += top * su; by_worker[k, 1] += (tot_w - wp) * su
+                by_worker[k, 2] += c * su; by_worker[k, 3] += su
+            else: num_p[p], den_p[p], cos[p] = top, tot_w - wp, c
+        for e in range(indptr[p0], indptr[p1]): V[lab[e]] = 0.0; B[lab[e]] = 0.0; U[lab[e]] = 0.0; seen[lab[e]] = False
+
+# %% ../nbs/10_crowdtruth.ipynb #0b9079ae
+def _kernel_sums(ix, w, a, weighted, clamp, u, *out):
+    "`_unit_sums` on a `CrowdIndex`, its scratch arrays made here."
+    L, ustart = ix.n_labels, np.zeros(ix.n_units + 1, np.int64)
+    np.cumsum(ix.n_per_unit, out=ustart[1:])
+    _unit_sums(ustart, ix.V.indptr, ix.V.indices, ix.e_val, ix.worker, np.asarray(w, float), np.asarray(a, float),
+               bool(weighted), float(clamp), np.zeros(L), np.zeros(L), np.zeros(L), np.zeros(L, np.bool_),
+               np.empty(len(ix.unit)), np.asarray(u, float), *out)

@@ -324,10 +324,10 @@ def test_rqs_slot_lists_match_products(seed, multi, wpu, zero_share):
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.integers(0, 5), min_size=1, max_size=60), st.integers(0, 1000))
 def test_running_pair_sums(groups, seed):
-    "_exclusive (running sums over padded blocks) against the pair loops: leave-one-out sums and sums over pairs a < b."
+    "exclusive_sums (running sums over padded blocks) against the pair loops: leave-one-out sums and sums over pairs a < b."
     g = np.array(groups); n_groups = g.max() + 1
     v = np.random.default_rng(seed).random(len(g)) * 10.0 ** np.random.default_rng(seed + 1).integers(-300, 3, len(g))
-    rest, pairs = ct._exclusive(v, ct._blocks(g, n_groups, np.argsort(g, kind="stable")), n_groups)
+    rest, pairs = ct.exclusive_sums(v, ct.pad_blocks(g, n_groups, np.argsort(g, kind="stable")), n_groups)
     np.testing.assert_allclose(rest, [sum(v[b] for b in range(len(g)) if g[b] == g[a] and b != a) for a in range(len(g))], rtol=1e-13)
     np.testing.assert_allclose(pairs, [sum(v[a] * v[b] for a in range(len(g)) for b in range(a + 1, len(g)) if g[a] == g[b] == k)
                                        for k in range(n_groups)], rtol=1e-13)
