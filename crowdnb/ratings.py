@@ -172,7 +172,7 @@ def _group_grams(unit, rater, gi, n_groups, n, k, N):
 
 # %% ../nbs/23_ratings.ipynb #c4802030
 def _gram_basis(unit, rater, gi, d: RatingDesign, memory: float) -> tuple:
-    "The group Grams, folded into a Taylor basis when that is smaller, or the sparse incidence if neither fits `memory`."
+    "The group Grams, folded into a Taylor basis when smaller, or the sparse incidence if neither fits `memory`."
     G, k = len(d.g), d.k
     g0, s = (d.g.max() + d.g.min()) / 2, (d.g.max() - d.g.min()) / 2
     terms = 1 if s == 0 else G + 1 if s >= g0 else int(np.ceil(np.log(1e-17) / np.log(s / g0))) + 1
@@ -271,7 +271,8 @@ def reml_one_way(
     w = 1.0 / (d.g + lam)
     a, r0 = d.N - w @ (d.g**2 * d.u), -(w * d.g) @ d.Y
     ypy = d.yy - w @ d.Q - r0 * r0 / a
-    return (d.N - 1) * np.log(ypy / (d.N - 1)) + d.u @ np.log(d.g + lam) + np.log(a) - d.n * np.log(lam), ypy / (d.N - 1)
+    f = (d.N - 1) * np.log(ypy / (d.N - 1)) + d.u @ np.log(d.g + lam) + np.log(a) - d.n * np.log(lam)
+    return f, ypy / (d.N - 1)
 
 # %% ../nbs/23_ratings.ipynb #6ab04525
 def _newton(f, x, h=1e-4, steps=3, lo=-25.0, hi=15.0):
@@ -280,7 +281,9 @@ def _newton(f, x, h=1e-4, steps=3, lo=-25.0, hi=15.0):
     for _ in range(steps):
         f0, fp, fm = f(x), np.array([f(x + e) for e in E]), np.array([f(x - e) for e in E])
         H = np.diag((fp - 2 * f0 + fm) / h**2)
-        if len(x) == 2: H[0, 1] = H[1, 0] = (f(x + E[0] + E[1]) - f(x + E[0] - E[1]) - f(x - E[0] + E[1]) + f(x - E[0] - E[1])) / (4 * h * h)
+        if len(x) == 2:
+            a, b = E
+            H[0, 1] = H[1, 0] = (f(x + a + b) - f(x + a - b) - f(x - a + b) + f(x - a - b)) / (4 * h * h)
         if not np.all(np.linalg.eigvalsh(H) > 0): break
         new = np.clip(x - np.linalg.solve(H, (fp - fm) / (2 * h)), lo, hi)
         if not f(new) <= f0: break
@@ -353,22 +356,29 @@ def rating_arrays(
 ) -> tuple:
     "Low-level: (unit codes, worker codes, ratings) of judgments that hold one numeric label per (unit, worker)."
     rows, codes = j.label_codes()
-    if len(rows) > j.n_judgments: raise ValueError(f"{what} needs one rating per judgment; some judgments hold several labels")
+    if len(rows) > j.n_judgments:
+        raise ValueError(f"{what} needs one rating per judgment; some judgments hold several labels")
     rep = j.repeated_pairs()
-    if len(rep): raise ValueError(f"{what} needs one rating per (unit, worker); the judgments at rows {list(rep[:5])} repeat a pair")
+    if len(rep):
+        raise ValueError(f"{what} needs one rating per (unit, worker); the judgments at rows {list(rep[:5])} "
+                         "repeat a pair")
     if j.labels.dtype.kind not in "iuf":
         bad = [x for x in j.labels if pd.to_numeric(pd.Series([x]), errors="coerce").isna().all()] or list(j.labels)
-        raise TypeError(f"{what} needs numeric ratings; the label column holds {', '.join(map(repr, bad[:3]))}: ratings must be numbers")
+        raise TypeError(f"{what} needs numeric ratings; the label column holds {', '.join(map(repr, bad[:3]))}: "
+                        "ratings must be numbers")
     y = j.labels.to_numpy(float)[codes]
-    if not np.isfinite(y).all(): raise ValueError(f"{what} needs finite ratings; the labels hold {y[~np.isfinite(y)][0]!r}")
+    if not np.isfinite(y).all():
+        raise ValueError(f"{what} needs finite ratings; the labels hold {y[~np.isfinite(y)][0]!r}")
     return j.unit_code[rows].astype(np.int64), j.worker_code[rows].astype(np.int64), y
 
 # %% ../nbs/23_ratings.ipynb #feceac15
 def _check_layout(j: Judgments, y, what):
     "At least two units and two raters, and some variation."
-    if j.n_workers < 2: raise ValueError(f"{what} needs at least two workers (raters); the judgments have one ({j.workers[0]!r})")
+    if j.n_workers < 2:
+        raise ValueError(f"{what} needs at least two workers (raters); the judgments have one ({j.workers[0]!r})")
     if j.n_units < 2: raise ValueError(f"{what} needs at least two units; the judgments have one ({j.units[0]!r})")
-    if np.ptp(y) == 0: raise UndefinedAgreement(f"every rating is {float(y[0])!r} (no variance): the ICCs are 0/0, undefined")
+    if np.ptp(y) == 0:
+        raise UndefinedAgreement(f"every rating is {float(y[0])!r} (no variance): the ICCs are 0/0, undefined")
 
 # %% ../nbs/23_ratings.ipynb #a0ee75fb
 ICC_METHODS = {"anova": "two-way ANOVA mean squares (Shrout & Fleiss 1979)",
@@ -438,20 +448,25 @@ def _binary_fleiss(chosen, m):
 @delegates(as_judgments, but=["data"])
 def label_agreement(
     data,  # multi-label judgments: a `Judgments`, a long DataFrame or a CSV path (labels joined by `sep=`)
-    coefficient: str = "alpha",  # 'alpha' (Krippendorff, nominal) or 'fleiss' (Fleiss' kappa) on each label's 0/1 answers
+    coefficient: str = "alpha",  # 'alpha' (Krippendorff, nominal) or 'fleiss' (Fleiss' kappa) on 0/1 answers
     **kwargs,
 ) -> pd.DataFrame:
     "One binary agreement per label (chosen or not), with how often it was chosen: a DataFrame indexed by label."
     check_choice("coefficient", coefficient, ("alpha", "fleiss"))
     j = as_judgments(data, **kwargs)
-    if j.n_workers < 2: raise ValueError(f"label_agreement needs at least two workers; the judgments have one ({j.workers[0]!r})")
-    if len(j.repeated_pairs()): raise ValueError("label_agreement needs one answer per (unit, worker); some (unit, worker) pairs repeat")
+    if j.n_workers < 2:
+        raise ValueError(f"label_agreement needs at least two workers; the judgments have one ({j.workers[0]!r})")
+    if len(j.repeated_pairs()):
+        raise ValueError("label_agreement needs one answer per (unit, worker); some (unit, worker) pairs repeat")
     chosen, m = binary_label_counts(j)
-    if not (m >= 2).any(): raise UndefinedAgreement("no unit has judgments from two or more workers: agreement is undefined")
+    if not (m >= 2).any():
+        raise UndefinedAgreement("no unit has judgments from two or more workers: agreement is undefined")
     est, rate = (_binary_alphas if coefficient == "alpha" else _binary_fleiss)(chosen, m)
-    out = pd.DataFrame({coefficient: est, "chosen": rate, "n_chosen": np.asarray(chosen.sum(axis=0)).ravel().astype(int)},
+    n_chosen = np.asarray(chosen.sum(axis=0)).ravel().astype(int)
+    out = pd.DataFrame({coefficient: est, "chosen": rate, "n_chosen": n_chosen},
                        index=j.labels)
-    if np.isnan(est).any(): warnings.warn(f"no variation for label(s) {list(j.labels[np.isnan(est)][:5])}: their {coefficient} is NaN")
+    if np.isnan(est).any():
+        warnings.warn(f"no variation for label(s) {list(j.labels[np.isnan(est)][:5])}: their {coefficient} is NaN")
     return out
 
 # %% ../nbs/23_ratings.ipynb #bbd65481
