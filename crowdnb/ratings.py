@@ -22,7 +22,8 @@ from .agreement import UndefinedAgreement, coincidence_matrix
 __all__ = ['ICC_FORMS', 'ICC_METHODS', 'anova_mean_squares', 'icc_estimates', 'icc_f_tests', 'icc_intervals',
            'icc_from_mean_squares', 'RatingDesign', 'rating_design', 'unit_gram', 'schur_system', 'reml_two_way',
            'reml_one_way', 'reml_components', 'implied_mean_squares', 'icc_from_components', 'rating_arrays', 'icc',
-           'binary_label_counts', 'label_agreement', 'popcount64', 'set_bits', 'pair_group_counts', 'bitset_gram_basis']
+           'binary_label_counts', 'label_agreement', 'group_rater_sums', 'popcount64', 'set_bits', 'pair_group_counts',
+           'bitset_gram_basis']
 
 # %% ../nbs/23_ratings.ipynb #0e015c1d
 def anova_mean_squares(
@@ -200,10 +201,14 @@ def rating_design(
     "Low-level: takes arrays. The per-group sums and rater-block basis that the REML likelihoods need."
     z = np.asarray(y, float) - np.mean(y)
     g, gi = np.unique(np.bincount(unit, minlength=n), return_inverse=True)
-    t, key, G = np.bincount(unit, z, n), gi[unit] * k + rater, len(g)
-    d = RatingDesign(n, k, len(z), g.astype(float), np.bincount(gi, minlength=G).astype(float),
-                     np.bincount(key, minlength=G * k).reshape(G, k).astype(float),
-                     np.bincount(key, t[unit], G * k).reshape(G, k), np.bincount(gi, t, G), np.bincount(gi, t * t, G),
+    t, G = np.bincount(unit, z, n), len(g)
+    C, R = np.zeros((G, k)), np.zeros((G, k))                # per group and rater: ratings, sums of unit totals
+    if engine() == "numba": group_rater_sums(np.asarray(unit, np.int64), np.asarray(rater, np.int64), gi, t, C, R)
+    else:
+        key = gi[unit] * k + rater
+        C.flat[:], R.flat[:] = np.bincount(key, minlength=G * k), np.bincount(key, t[unit], G * k)
+    d = RatingDesign(n, k, len(z), g.astype(float), np.bincount(gi, minlength=G).astype(float), C, R,
+                     np.bincount(gi, t, G), np.bincount(gi, t * t, G),
                      np.bincount(rater, minlength=k).astype(float), np.bincount(rater, z, k), float(z @ z))
     with _blas_one_thread(): d.basis = _gram_basis(unit, rater, gi, d, memory)
     return d
@@ -470,6 +475,21 @@ def label_agreement(
     return out
 
 # %% ../nbs/23_ratings.ipynb #bbd65481
+@kernel
+def group_rater_sums(
+    unit,  # unit code of each rating
+    rater,  # rater code of each rating
+    gi,  # group of each unit
+    t,  # total of each unit's (centred) ratings
+    C,  # groups x raters, filled in place: ratings
+    R,  # groups x raters, filled in place: sums of the rated units' totals
+):
+    "Low-level kernel: `rating_design`'s per group and rater sums in one pass over the ratings (no temporaries)."
+    for i in range(len(unit)):
+        C[gi[unit[i]], rater[i]] += 1.0
+        R[gi[unit[i]], rater[i]] += t[unit[i]]
+
+# %% ../nbs/23_ratings.ipynb #53882633
 @kernel
 def popcount64(
     x,  # an unsigned 64-bit integer
