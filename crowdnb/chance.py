@@ -19,9 +19,9 @@ from scipy import sparse, stats
 from .core import Judgments, as_judgments, as_rng, check_choice, check_int, check_number, progress_bar
 
 # %% auto #0
-__all__ = ['WEIGHTS', 'COEFFICIENTS', 'SET_COEFFICIENTS', 'label_scale', 'agreement_weights', 'ChanceAgreement',
-           'UndefinedCoefficient', 'percent_agreement', 'brennan_prediger', 'gwet_ac', 'fleiss_kappa_gwet',
-           'conger_kappa', 'krippendorff_alpha_gwet', 'answers_as_labels', 'coefficient_table']
+__all__ = ['WEIGHTS', 'COEFFICIENTS', 'label_scale', 'agreement_weights', 'ChanceAgreement', 'UndefinedCoefficient',
+           'percent_agreement', 'brennan_prediger', 'gwet_ac', 'fleiss_kappa_gwet', 'conger_kappa',
+           'krippendorff_alpha_gwet', 'coefficient_table']
 
 # %% ../nbs/22_chance.ipynb #2d5a8240
 WEIGHTS = ("identity", "linear", "quadratic", "ordinal", "radical", "ratio", "circular", "bipolar")   # Gwet's weights
@@ -571,37 +571,6 @@ def _coefficient_keys(coefficients) -> list:
     if not keys: raise ValueError("coefficients is empty: name at least one of " + ", ".join(map(repr, COEFFICIENTS)))
     return keys
 
-# %% ../nbs/22_chance.ipynb #984e777e
-SET_COEFFICIENTS = ("fleiss", "conger", "krippendorff", "percent_agreement")   # defined for a distance between answers
-
-def answers_as_labels(
-    data,  # judgments, multi-label with `sep=`: a `Judgments`, a long DataFrame or a CSV path
-    level,  # 'masi', 'jaccard', a callable distance(a, b) on two answers, or a labels x labels distance matrix
-    **kwargs,  # input options of `as_judgments`
-) -> tuple:
-    "Judgments whose labels are the distinct answers (codes 0..A-1), and their A x A agreement weights 1 - distance."
-    from crowdnb.agreement import answer_distances                     # agreement imports this module
-    j = as_judgments(data, **kwargs)
-    rep = j.repeated_pairs()
-    if len(rep):
-        raise ValueError(f"agreement needs one answer per (unit, worker); {j.describe_rows(rep)} repeat a pair")
-    inv, answers, d = answer_distances(j, level)
-    if d.max() > 1:
-        raise ValueError(f"a distance for coefficient_table must lie in [0, 1] (weights 1 - d); "
-                         f"the largest is {d.max()!r}")
-    frame = pd.DataFrame({"unit": j.units[j.unit_code], "worker": j.workers[j.worker_code], "label": inv})
-    return as_judgments(frame, labels=range(len(answers))), 1.0 - d
-
-# %% ../nbs/22_chance.ipynb #d8b1e66a
-def _set_level(level, weights, keys):
-    "`level` if coefficient_table can use it: no weights besides, and only coefficients defined for a distance."
-    if not (isinstance(weights, str) and weights == "identity"): raise ValueError("pass weights or level, not both")
-    bad = [k for k in keys if k not in SET_COEFFICIENTS]
-    if bad: raise ValueError(f"coefficients {bad} are not defined for a distance between answers (level={level!r}): "
-                             "their chance agreement counts every answer the raters could give (each subset of the "
-                             f"labels), not the answers given; use {list(SET_COEFFICIENTS)}")
-    return level
-
 # %% ../nbs/22_chance.ipynb #7f895784
 def _table_row(core, p: _Prep, wname: str, ci: float, f: float, se: str, reps: dict) -> tuple:
     "(coefficient, weights, estimate, se, ci_low, ci_high, p_value) of `core`, NaN if the data leave it undefined."
@@ -618,8 +587,7 @@ def coefficient_table(
     data,  # judgments: a `Judgments`, a long DataFrame or a CSV path (read by `as_judgments`)
     weights="identity",  # agreement weights: a name in `WEIGHTS` or a q x q matrix in `Judgments.labels` order
     *,
-    coefficients=None,  # keys of `COEFFICIENTS` to report, in order; None: all six (with `level`: `SET_COEFFICIENTS`)
-    level=None,  # a distance between answers instead of weights: 'masi', 'jaccard', a callable or a distance matrix
+    coefficients=None,  # keys of `COEFFICIENTS` to report, in order; None: all six
     ci: float = 0.95,  # confidence level, in (0, 1)
     se: str = "gwet",  # 'gwet': Gwet's variance over the sample of units; 'bootstrap': resample units
     n_boot: int = 1000,  # bootstrap samples (with se='bootstrap'), at least 2
@@ -629,16 +597,12 @@ def coefficient_table(
     **kwargs,  # input options of `as_judgments` (unit, worker, label, labels, sep, empty, duplicates, format, ...)
 ) -> pd.DataFrame:
     "Gwet's AC, Fleiss', Conger's, Krippendorff's, Brennan-Prediger and percent agreement with their precision."
-    keys = _coefficient_keys(SET_COEFFICIENTS if coefficients is None and level is not None else coefficients)
-    if level is not None:
-        data, weights = answers_as_labels(data, _set_level(level, weights, keys), **kwargs)
-        kwargs = {}
+    keys = _coefficient_keys(coefficients)
     p, wname = _prepare(data, weights, kwargs)
     ci, se, n_boot, f = _options(ci, se, n_boot, n_population, p.n)
     cores = [COEFFICIENTS[k] for k in keys]
     if se == "bootstrap": as_rng(seed)
     reps = _bootstrap(cores, p, n_boot, seed, progress) if se == "bootstrap" else {}
-    wname = wname if level is None else level if isinstance(level, str) else "custom distance"
     rows = [_table_row(core, p, wname, ci, f, se, reps) for core in cores]
     out = pd.DataFrame(rows, columns=["coefficient", "weights", "estimate", "se", "ci_low", "ci_high", "p_value"])
     return out.set_index("coefficient")

@@ -240,26 +240,24 @@ def test_bootstrap_with_distance_and_label_agreement():
         assert abs(la.loc[lab, "alpha"] - krippendorff_alpha(binary)) < 1e-14
 
 
-# ---------------------------------------------------------------- coefficient_table with a set distance
-def test_coefficient_table_set_distances():
-    from crowdnb.chance import coefficient_table
-    tab = coefficient_table(MULTI, level="masi", sep="|")
+# ---------------------------------------------------------------- coefficient_table's rows with a set distance
+def test_set_coefficient_table():
+    from crowdnb.ratings import set_coefficient_table
+    tab = set_coefficient_table(MULTI, "masi", sep="|")
     assert list(tab.index) == ["Fleiss' kappa", "Conger's kappa", "Krippendorff's alpha", "Percent agreement"]
     assert abs(tab.loc["Krippendorff's alpha", "estimate"] - 32 / 95) < 1e-14        # hand computation (MASI)
     assert abs(tab.loc["Percent agreement", "estimate"] - 5 / 9) < 1e-14             # (5/9 + 1/9 + 1) / 3 by hand
-    jac = coefficient_table(MULTI, level="jaccard", sep="|")
+    jac = set_coefficient_table(MULTI, "jaccard", sep="|")
     assert abs(jac.loc["Krippendorff's alpha", "estimate"] - 79 / 226) < 1e-14
-    call = coefficient_table(MULTI, level=masi_distance, sep="|")
+    call = set_coefficient_table(MULTI, masi_distance, sep="|")
     np.testing.assert_allclose(call["estimate"], tab["estimate"], rtol=1e-14)
 
 
-def test_coefficient_table_set_distance_refusals():
-    from crowdnb.chance import coefficient_table
+def test_set_coefficient_table_refusals():
+    from crowdnb.ratings import set_coefficient_table
     with pytest.raises(ValueError, match="not defined for a distance"):
-        coefficient_table(MULTI, level="masi", coefficients=["gwet"], sep="|")
+        set_coefficient_table(MULTI, coefficients=["gwet"], sep="|")
     with pytest.raises(ValueError, match="not defined for a distance"):
-        coefficient_table(MULTI, level="masi", coefficients="brennan_prediger", sep="|")
-    with pytest.raises(ValueError, match="pass weights or level, not both"):
-        coefficient_table(MULTI, "quadratic", level="masi", sep="|")
+        set_coefficient_table(MULTI, coefficients="brennan_prediger", sep="|")
     with pytest.raises(ValueError, match=r"must lie in \[0, 1\]"):
-        coefficient_table(MULTI, level=lambda a, b: 0.0 if a == b else 2.0, sep="|")
+        set_coefficient_table(MULTI, lambda a, b: 0.0 if a == b else 2.0, sep="|")
