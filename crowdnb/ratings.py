@@ -6,6 +6,7 @@ Docs: https://crowdnb.github.io/crowdnb/ratings.html.md"""
 
 # %% ../nbs/23_ratings.ipynb #60262111
 from __future__ import annotations
+import contextlib
 import warnings
 from dataclasses import dataclass
 
@@ -14,14 +15,16 @@ import pandas as pd
 from fastcore.meta import delegates
 from scipy import linalg, optimize, sparse, stats
 
-from .core import Judgments, as_judgments, check_choice, check_int, check_number
-from .agreement import UndefinedAgreement, coincidence_matrix
+from .core import Judgments, as_judgments, check_choice, check_int, check_number, engine, kernel, prange
+from .agreement import UndefinedAgreement, answer_distances, coincidence_matrix
+from .chance import coefficient_table
 
 # %% auto #0
-__all__ = ['ICC_FORMS', 'anova_mean_squares', 'icc_estimates', 'icc_f_tests', 'icc_intervals', 'icc_from_mean_squares',
-           'RatingDesign', 'rating_design', 'unit_gram', 'reml_two_way', 'reml_one_way', 'reml_components',
-           'implied_mean_squares', 'icc_from_components', 'rating_arrays', 'icc', 'binary_label_counts',
-           'label_agreement']
+__all__ = ['ICC_FORMS', 'ICC_METHODS', 'SET_COEFFICIENTS', 'anova_mean_squares', 'icc_estimates', 'icc_f_tests', 'icc_intervals',
+           'icc_from_mean_squares', 'RatingDesign', 'rating_design', 'unit_gram', 'schur_system', 'reml_two_way',
+           'reml_one_way', 'reml_components', 'implied_mean_squares', 'icc_from_components', 'rating_arrays', 'icc',
+           'binary_label_counts', 'label_agreement', 'answers_as_labels', 'set_coefficient_table', 'group_rater_sums',
+           'popcount64', 'set_bits', 'pair_group_counts', 'bitset_gram_basis']
 
 # %% ../nbs/23_ratings.ipynb #0e015c1d
 def anova_mean_squares(
@@ -129,6 +132,13 @@ def icc_from_mean_squares(
     out.index.name = "form"
     return out
 
+# %% ../nbs/23_ratings.ipynb #3ddce8e2
+def _blas_one_thread():
+    "BLAS on one thread while the context lasts (a no-op without threadpoolctl): on a busy machine threads cost more."
+    try: from threadpoolctl import threadpool_limits
+    except ImportError: return contextlib.nullcontext()
+    return threadpool_limits(1, user_api="blas")
+
 # %% ../nbs/23_ratings.ipynb #31ac706d
 @dataclass
 class RatingDesign:
@@ -153,24 +163,27 @@ def _group_grams(unit, rater, gi, n_groups, n, k, N):
     starts = np.searchsorted(gi[order], np.arange(n_groups + 1))
     if dense: inc = np.zeros((n, k), np.uint8); inc[unit, rater] = 1
     else: inc = sparse.csr_matrix((np.ones(N), (unit, rater)), shape=(n, k))
-    slab = max(1, 2**22 // k)
+    slab = max(1, 2**22 // k)                            # float32 counts are exact below 2**24 > slab rows
     for g in range(n_groups):
         idx = order[starts[g]:starts[g + 1]]
         if not dense: m = inc[idx]; yield (m.T @ m).toarray(); continue
         acc = np.zeros((k, k))
         for a in range(0, len(idx), slab):
-            acc = linalg.blas.dsyrk(1.0, inc[idx[a:a + slab]].astype(float), trans=1, beta=1.0, c=acc, overwrite_c=True)
+            acc += linalg.blas.ssyrk(1.0, inc[idx[a:a + slab]].astype(np.float32), trans=1)
         yield np.triu(acc) + np.triu(acc, 1).T
 
 # %% ../nbs/23_ratings.ipynb #c4802030
 def _gram_basis(unit, rater, gi, d: RatingDesign, memory: float) -> tuple:
-    "The group Grams, folded into a Taylor basis when that is smaller, or the sparse incidence if neither fits `memory`."
+    "The group Grams, folded into a Taylor basis when smaller, or the sparse incidence if neither fits `memory`."
     G, k = len(d.g), d.k
     g0, s = (d.g.max() + d.g.min()) / 2, (d.g.max() - d.g.min()) / 2
-    terms = 1 if s == 0 else int(np.ceil(np.log(1e-17) / np.log(s / g0))) + 1
+    terms = 1 if s == 0 else G + 1 if s >= g0 else int(np.ceil(np.log(1e-17) / np.log(s / g0))) + 1
     kind, size = ("taylor", terms) if terms < G else ("groups", G)
-    if size * k * k * 8 > memory: return ("direct", sparse.csr_matrix((np.ones(d.N), (unit, rater)), shape=(d.n, k)), gi, None)
+    if size * k * k * 8 > memory:
+        return ("direct", sparse.csr_matrix((np.ones(d.N), (unit, rater)), shape=(d.n, k)), gi, None)
     pw = ((d.g - g0) / s if s else np.zeros(G))[:, None] ** np.arange(size) if kind == "taylor" else np.eye(G)
+    if engine() == "numba" and d.N >= 0.05 * d.n * k:         # dense: popcounts of bitsets (Speed section)
+        return (kind, bitset_gram_basis(unit, rater, gi, d.n, k, pw).reshape(size, k * k), g0, s)
     H, batch, rows = np.zeros((size, k * k)), [], []
     for gidx, gram in enumerate(_group_grams(unit, rater, gi, G, d.n, k, d.N)):
         batch.append(gram.ravel()); rows.append(gidx)
@@ -189,44 +202,71 @@ def rating_design(
     "Low-level: takes arrays. The per-group sums and rater-block basis that the REML likelihoods need."
     z = np.asarray(y, float) - np.mean(y)
     g, gi = np.unique(np.bincount(unit, minlength=n), return_inverse=True)
-    t, key, G = np.bincount(unit, z, n), gi[unit] * k + rater, len(g)
-    d = RatingDesign(n, k, len(z), g.astype(float), np.bincount(gi, minlength=G).astype(float),
-                     np.bincount(key, minlength=G * k).reshape(G, k).astype(float),
-                     np.bincount(key, t[unit], G * k).reshape(G, k), np.bincount(gi, t, G), np.bincount(gi, t * t, G),
+    t, G = np.bincount(unit, z, n), len(g)
+    C, R = np.zeros((G, k)), np.zeros((G, k))                # per group and rater: ratings, sums of unit totals
+    if engine() == "numba": group_rater_sums(np.asarray(unit, np.int64), np.asarray(rater, np.int64), gi, t, C, R)
+    else:
+        key = gi[unit] * k + rater
+        C.flat[:], R.flat[:] = np.bincount(key, minlength=G * k), np.bincount(key, t[unit], G * k)
+    d = RatingDesign(n, k, len(z), g.astype(float), np.bincount(gi, minlength=G).astype(float), C, R,
+                     np.bincount(gi, t, G), np.bincount(gi, t * t, G),
                      np.bincount(rater, minlength=k).astype(float), np.bincount(rater, z, k), float(z @ z))
-    d.basis = _gram_basis(unit, rater, gi, d, memory)
+    with _blas_one_thread(): d.basis = _gram_basis(unit, rater, gi, d, memory)
     return d
 
 # %% ../nbs/23_ratings.ipynb #57243d84
 def unit_gram(
     d: RatingDesign,  # from `rating_design`
     lam: float,  # lambda_a = sigma2_e / sigma2_a
-) -> np.ndarray:
+    derivative: bool = False,  # also return the derivative in lam, -sum_i m_i m_i' / (n_i + lam)^2
+):
     "Low-level: sum_i m_i m_i' / (n_i + lam), the raters x raters block that absorbing the unit effects leaves."
     kind, H, g0, s = d.basis
-    if kind == "direct": return (H.T @ sparse.diags(1.0 / (d.g[g0] + lam)) @ H).toarray()
-    c = 1.0 / (d.g + lam) if kind == "groups" else (-s / (g0 + lam)) ** np.arange(H.shape[0]) / (g0 + lam)
-    return (c @ H).reshape(d.k, d.k)
+    if kind == "taylor":
+        c = (-s / (g0 + lam)) ** np.arange(len(H)) / (g0 + lam)
+        c = np.stack([c, -np.arange(1, len(H) + 1) * c / (g0 + lam)])
+    else: w = 1.0 / ((d.g[g0] if kind == "direct" else d.g) + lam); c = np.stack([w, -w * w])
+    c = c[:1 + derivative]
+    out = [(H.T @ sparse.diags(v) @ H).toarray() for v in c] if kind == "direct" else (c @ H).reshape(-1, d.k, d.k)
+    return tuple(out) if derivative else out[0]
 
 # %% ../nbs/23_ratings.ipynb #e8e519c3
+def schur_system(
+    d: RatingDesign,  # from `rating_design`
+    la: float,  # sigma2_e / sigma2_a
+    lb: float,  # sigma2_e / sigma2_b
+) -> tuple:
+    "Low-level: A and r left by absorbing the units (mean first, then raters), and their derivatives in la."
+    w, G = 1.0 / (d.g + la), unit_gram(d, la, derivative=True)
+    a, c = d.N - w @ (d.g**2 * d.u), d.nj - (w * d.g) @ d.C
+    da, dc = (w * w) @ (d.g**2 * d.u), (w * w * d.g) @ d.C
+    A = np.block([[np.atleast_2d(a), c[None]], [c[:, None], np.diag(d.nj + lb) - G[0]]])
+    dA = np.block([[np.atleast_2d(da), dc[None]], [dc[:, None], -G[1]]])
+    r = np.concatenate([[-(w * d.g) @ d.Y], d.yj - w @ d.R])
+    return A, dA, r, np.concatenate([[(w * w * d.g) @ d.Y], (w * w) @ d.R])
+
+# %% ../nbs/23_ratings.ipynb #e2cd6535
 def reml_two_way(
     d: RatingDesign,  # from `rating_design`
     la: float,  # sigma2_e / sigma2_a
     lb: float,  # sigma2_e / sigma2_b
-    gram=None,  # `unit_gram(d, la)` when already computed
+    gradient: bool = False,  # also return the gradient in (log 1/la, log 1/lb)
 ) -> tuple:
-    "Low-level: -2 REML log-likelihood (up to a constant) and sigma2_e of y = mu + a_i + b_j + e at (la, lb)."
-    w = 1.0 / (d.g + la)
-    c, a = d.nj - (w * d.g) @ d.C, d.N - w @ (d.g**2 * d.u)
-    A = np.empty((d.k + 1, d.k + 1))
-    A[0, 0], A[0, 1:], A[1:, 0] = a, c, c
-    A[1:, 1:] = -(unit_gram(d, la) if gram is None else gram)
-    A[np.arange(1, d.k + 1), np.arange(1, d.k + 1)] += d.nj + lb
-    rhs = np.concatenate([[-(w * d.g) @ d.Y], d.yj - w @ d.R])
-    L = linalg.cho_factor(A, lower=True, overwrite_a=True)
-    ypy = d.yy - w @ d.Q - rhs @ linalg.cho_solve(L, rhs)
-    logdet = 2 * np.log(np.diag(L[0])).sum() + d.u @ np.log(d.g + la)
-    return (d.N - 1) * np.log(ypy / (d.N - 1)) + logdet - d.n * np.log(la) - d.k * np.log(lb), ypy / (d.N - 1)
+    "Low-level: -2 REML log-likelihood (up to a constant), sigma2_e (and the gradient) of y = mu + a_i + b_j + e."
+    A, dA, r, dr = schur_system(d, la, lb)
+    w, m = 1.0 / (d.g + la), d.N - 1
+    L, info = linalg.lapack.dpotrf(A, lower=1)
+    if info: raise np.linalg.LinAlgError(f"the REML system is not positive definite at la={la:g}, lb={lb:g}")
+    x = linalg.cho_solve((L, True), r)
+    ypy = d.yy - w @ d.Q - r @ x
+    f = m * np.log(ypy / m) + 2 * np.log(np.diag(L)).sum() + d.u @ np.log(d.g + la)
+    f -= d.n * np.log(la) + d.k * np.log(lb)
+    if not gradient: return f, ypy / m
+    Ai = np.tril(linalg.lapack.dpotri(L, lower=1)[0])                # lower triangle of A^-1
+    tr = 2 * (Ai * dA).sum() - np.diag(Ai) @ np.diag(dA)              # trace(A^-1 dA)
+    fa = m * ((w * w) @ d.Q - 2 * dr @ x + x @ dA @ x) / ypy + tr + d.u @ w - d.n / la
+    fb = m * (x[1:] @ x[1:]) / ypy + np.trace(Ai) - Ai[0, 0] - d.k / lb
+    return f, ypy / m, np.array([-la * fa, -lb * fb])
 
 # %% ../nbs/23_ratings.ipynb #85463d7e
 def reml_one_way(
@@ -237,7 +277,8 @@ def reml_one_way(
     w = 1.0 / (d.g + lam)
     a, r0 = d.N - w @ (d.g**2 * d.u), -(w * d.g) @ d.Y
     ypy = d.yy - w @ d.Q - r0 * r0 / a
-    return (d.N - 1) * np.log(ypy / (d.N - 1)) + d.u @ np.log(d.g + lam) + np.log(a) - d.n * np.log(lam), ypy / (d.N - 1)
+    f = (d.N - 1) * np.log(ypy / (d.N - 1)) + d.u @ np.log(d.g + lam) + np.log(a) - d.n * np.log(lam)
+    return f, ypy / (d.N - 1)
 
 # %% ../nbs/23_ratings.ipynb #6ab04525
 def _newton(f, x, h=1e-4, steps=3, lo=-25.0, hi=15.0):
@@ -246,11 +287,28 @@ def _newton(f, x, h=1e-4, steps=3, lo=-25.0, hi=15.0):
     for _ in range(steps):
         f0, fp, fm = f(x), np.array([f(x + e) for e in E]), np.array([f(x - e) for e in E])
         H = np.diag((fp - 2 * f0 + fm) / h**2)
-        if len(x) == 2: H[0, 1] = H[1, 0] = (f(x + E[0] + E[1]) - f(x + E[0] - E[1]) - f(x - E[0] + E[1]) + f(x - E[0] - E[1])) / (4 * h * h)
+        if len(x) == 2:
+            a, b = E
+            H[0, 1] = H[1, 0] = (f(x + a + b) - f(x + a - b) - f(x - a + b) + f(x - a - b)) / (4 * h * h)
         if not np.all(np.linalg.eigvalsh(H) > 0): break
         new = np.clip(x - np.linalg.solve(H, (fp - fm) / (2 * h)), lo, hi)
         if not f(new) <= f0: break
         x, done = new, np.abs(new - x).max() < 1e-10
+        if done: break
+    return x
+
+# %% ../nbs/23_ratings.ipynb #00388e69
+def _polish(fg, x, h=1e-6, steps=3, lo=-25.0, hi=15.0):
+    "Newton steps on fg(x) = (f, gradient), Hessian by forward differences of the gradient, while f or |g| drops."
+    f0, g0 = fg(x)
+    for _ in range(steps):
+        H = np.array([(fg(x + h * e)[1] - g0) / h for e in np.eye(len(x))])
+        H = (H + H.T) / 2
+        if not np.all(np.linalg.eigvalsh(H) > 0): break
+        new = np.clip(x - np.linalg.solve(H, g0), lo, hi)
+        f1, g1 = fg(new)
+        if not (f1 <= f0 or np.abs(g1).max() < np.abs(g0).max()): break
+        x, f0, g0, done = new, f1, g1, np.abs(new - x).max() < 1e-9
         if done: break
     return x
 
@@ -259,16 +317,17 @@ def reml_components(
     d: RatingDesign,  # from `rating_design`
 ) -> pd.Series:
     "Low-level: REML variance components of the two-way random model (s2a, s2b, s2e) and the one-way model (s2a1, s2w)."
-    cache = {}
-    def gram(la):
-        if la not in cache: cache.clear(); cache[la] = unit_gram(d, la)
-        return cache[la]
-    f2 = lambda th: reml_two_way(d, np.exp(-th[0]), np.exp(-th[1]), gram(np.exp(-th[0])))[0]
-    th = _newton(f2, optimize.minimize(f2, [0.0, 0.0], method="L-BFGS-B", bounds=[(-25, 15)] * 2).x)
-    la, lb = np.exp(-th); se = reml_two_way(d, la, lb, gram(la))[1]
-    f1 = lambda t: reml_one_way(d, np.exp(-t[0]))[0]
-    t1 = _newton(f1, [optimize.minimize_scalar(lambda t: f1([t]), bounds=(-25, 15), method="bounded").x])[0]
-    sw = reml_one_way(d, np.exp(-t1))[1]
+    with _blas_one_thread():
+        f1 = lambda t: reml_one_way(d, np.exp(-t[0]))[0]
+        t1 = _newton(f1, [optimize.minimize_scalar(lambda t: f1([t]), bounds=(-25, 15), method="bounded").x])[0]
+        sw = reml_one_way(d, np.exp(-t1))[1]
+        s2b = np.clip(np.var(d.yj / np.maximum(d.nj, 1)) - sw * np.mean(1 / np.maximum(d.nj, 1)), 1e-3 * sw, 0.9 * sw)
+        start = np.clip(np.log([max(sw * np.exp(t1), 1e-12 * sw), s2b]) - np.log(sw - s2b), -25, 15)
+        fg = lambda th: reml_two_way(d, *np.exp(-th), gradient=True)[::2]
+        th = optimize.minimize(fg, start, jac=True, method="L-BFGS-B", bounds=[(-25, 15)] * 2,
+                               options=dict(ftol=0, gtol=1e-2)).x
+        la, lb = np.exp(-_polish(fg, th))
+        se = reml_two_way(d, la, lb)[1]
     return pd.Series({"s2a": se / la, "s2b": se / lb, "s2e": se, "s2a1": sw * np.exp(t1), "s2w": sw})
 
 # %% ../nbs/23_ratings.ipynb #e24e5df2
@@ -303,24 +362,35 @@ def rating_arrays(
 ) -> tuple:
     "Low-level: (unit codes, worker codes, ratings) of judgments that hold one numeric label per (unit, worker)."
     rows, codes = j.label_codes()
-    if len(rows) > j.n_judgments: raise ValueError(f"{what} needs one rating per judgment; some judgments hold several labels")
+    if len(rows) > j.n_judgments:
+        raise ValueError(f"{what} needs one rating per judgment; some judgments hold several labels")
     rep = j.repeated_pairs()
-    if len(rep): raise ValueError(f"{what} needs one rating per (unit, worker); the judgments at rows {list(rep[:5])} repeat a pair")
+    if len(rep):
+        raise ValueError(f"{what} needs one rating per (unit, worker); the judgments at rows {list(rep[:5])} "
+                         "repeat a pair")
     if j.labels.dtype.kind not in "iuf":
         bad = [x for x in j.labels if pd.to_numeric(pd.Series([x]), errors="coerce").isna().all()] or list(j.labels)
-        raise TypeError(f"{what} needs numeric ratings; the label column holds {', '.join(map(repr, bad[:3]))}: ratings must be numbers")
+        raise TypeError(f"{what} needs numeric ratings; the label column holds {', '.join(map(repr, bad[:3]))}: "
+                        "ratings must be numbers")
     y = j.labels.to_numpy(float)[codes]
-    if not np.isfinite(y).all(): raise ValueError(f"{what} needs finite ratings; the labels hold {y[~np.isfinite(y)][0]!r}")
+    if not np.isfinite(y).all():
+        raise ValueError(f"{what} needs finite ratings; the labels hold {y[~np.isfinite(y)][0]!r}")
     return j.unit_code[rows].astype(np.int64), j.worker_code[rows].astype(np.int64), y
 
 # %% ../nbs/23_ratings.ipynb #feceac15
 def _check_layout(j: Judgments, y, what):
     "At least two units and two raters, and some variation."
-    if j.n_workers < 2: raise ValueError(f"{what} needs at least two workers (raters); the judgments have one ({j.workers[0]!r})")
+    if j.n_workers < 2:
+        raise ValueError(f"{what} needs at least two workers (raters); the judgments have one ({j.workers[0]!r})")
     if j.n_units < 2: raise ValueError(f"{what} needs at least two units; the judgments have one ({j.units[0]!r})")
-    if np.ptp(y) == 0: raise UndefinedAgreement(f"every rating is {float(y[0])!r} (no variance): the ICCs are 0/0, undefined")
+    if np.ptp(y) == 0:
+        raise UndefinedAgreement(f"every rating is {float(y[0])!r} (no variance): the ICCs are 0/0, undefined")
 
 # %% ../nbs/23_ratings.ipynb #a0ee75fb
+ICC_METHODS = {"anova": "two-way ANOVA mean squares (Shrout & Fleiss 1979)",
+               "reml": "REML (Patterson & Thompson 1971) by Henderson's mixed-model equations with the units absorbed: "
+                       "a raters-sized Schur complement, exact gradient, L-BFGS-B then Newton"}
+
 @delegates(as_judgments, but=["data"])
 def icc(
     data,  # judgments with numeric labels: a `Judgments`, a long DataFrame or a CSV path (see `as_judgments`)
@@ -343,8 +413,10 @@ def icc(
     if method == "anova": out = icc_from_mean_squares(anova_mean_squares(unit, rater, y, n, k), n, k, ci=ci)
     else:
         kh = n / (1.0 / np.bincount(unit, minlength=n)).sum()
-        out = icc_from_components(reml_components(rating_design(unit, rater, y, n, k, memory)), n, kh, N, k, ci)
-    out.attrs.update(method=method, n_units=n, n_workers=k, n_ratings=N, missing=n * k - N)
+        comp = reml_components(rating_design(unit, rater, y, n, k, memory))
+        out = icc_from_components(comp, n, kh, N, k, ci)
+    out.attrs.update(method=method, estimation=ICC_METHODS[method], n_units=n, n_workers=k, n_ratings=N,
+                     missing=n * k - N)
     return out
 
 # %% ../nbs/23_ratings.ipynb #6f3357a6
@@ -382,18 +454,140 @@ def _binary_fleiss(chosen, m):
 @delegates(as_judgments, but=["data"])
 def label_agreement(
     data,  # multi-label judgments: a `Judgments`, a long DataFrame or a CSV path (labels joined by `sep=`)
-    coefficient: str = "alpha",  # 'alpha' (Krippendorff, nominal) or 'fleiss' (Fleiss' kappa) on each label's 0/1 answers
+    coefficient: str = "alpha",  # 'alpha' (Krippendorff, nominal) or 'fleiss' (Fleiss' kappa) on 0/1 answers
     **kwargs,
 ) -> pd.DataFrame:
     "One binary agreement per label (chosen or not), with how often it was chosen: a DataFrame indexed by label."
     check_choice("coefficient", coefficient, ("alpha", "fleiss"))
     j = as_judgments(data, **kwargs)
-    if j.n_workers < 2: raise ValueError(f"label_agreement needs at least two workers; the judgments have one ({j.workers[0]!r})")
-    if len(j.repeated_pairs()): raise ValueError("label_agreement needs one answer per (unit, worker); some (unit, worker) pairs repeat")
+    if j.n_workers < 2:
+        raise ValueError(f"label_agreement needs at least two workers; the judgments have one ({j.workers[0]!r})")
+    if len(j.repeated_pairs()):
+        raise ValueError("label_agreement needs one answer per (unit, worker); some (unit, worker) pairs repeat")
     chosen, m = binary_label_counts(j)
-    if not (m >= 2).any(): raise UndefinedAgreement("no unit has judgments from two or more workers: agreement is undefined")
+    if not (m >= 2).any():
+        raise UndefinedAgreement("no unit has judgments from two or more workers: agreement is undefined")
     est, rate = (_binary_alphas if coefficient == "alpha" else _binary_fleiss)(chosen, m)
-    out = pd.DataFrame({coefficient: est, "chosen": rate, "n_chosen": np.asarray(chosen.sum(axis=0)).ravel().astype(int)},
+    n_chosen = np.asarray(chosen.sum(axis=0)).ravel().astype(int)
+    out = pd.DataFrame({coefficient: est, "chosen": rate, "n_chosen": n_chosen},
                        index=j.labels)
-    if np.isnan(est).any(): warnings.warn(f"no variation for label(s) {list(j.labels[np.isnan(est)][:5])}: their {coefficient} is NaN")
+    if np.isnan(est).any():
+        warnings.warn(f"no variation for label(s) {list(j.labels[np.isnan(est)][:5])}: their {coefficient} is NaN")
     return out
+
+# %% ../nbs/23_ratings.ipynb #67888611
+SET_COEFFICIENTS = ("fleiss", "conger", "krippendorff", "percent_agreement")   # defined for a distance between answers
+
+@delegates(as_judgments, but=["data"])
+def answers_as_labels(
+    data,  # judgments, multi-label with `sep=`: a `Judgments`, a long DataFrame or a CSV path
+    level="masi",  # 'masi', 'jaccard', a callable distance(a, b) on two answers, or a labels x labels distance matrix
+    **kwargs,
+) -> tuple:
+    "Judgments whose labels are the distinct answers (codes 0..A-1), the answers, and their weights 1 - distance."
+    j = as_judgments(data, **kwargs)
+    rep = j.repeated_pairs()
+    if len(rep):
+        raise ValueError(f"agreement needs one answer per (unit, worker); {j.describe_rows(rep)} repeat a pair")
+    inv, answers, d = answer_distances(j, level)
+    if d.max() > 1:
+        raise ValueError(f"the distance must lie in [0, 1] (the weights are 1 - d); its largest is {d.max()!r}")
+    frame = pd.DataFrame({"unit": j.units[j.unit_code], "worker": j.workers[j.worker_code], "label": inv})
+    return as_judgments(frame, labels=range(len(answers))), answers, 1.0 - d
+
+# %% ../nbs/23_ratings.ipynb #c34f3fc7
+@delegates(as_judgments, but=["data"])
+def set_coefficient_table(
+    data,  # judgments, multi-label with `sep=`: a `Judgments`, a long DataFrame or a CSV path
+    level="masi",  # 'masi', 'jaccard', a callable distance(a, b) on two answers, or a labels x labels distance matrix
+    coefficients=SET_COEFFICIENTS,  # keys of `SET_COEFFICIENTS` to report, in order
+    table: dict | None = None,  # options of `coefficient_table`: ci, se, n_boot, seed, n_population, progress
+    **kwargs,
+) -> pd.DataFrame:
+    "`coefficient_table`'s rows (Fleiss, Conger, Krippendorff, percent agreement) with weights 1 - distance."
+    keys = [coefficients] if isinstance(coefficients, str) else list(coefficients)
+    bad = [k for k in keys if k not in SET_COEFFICIENTS]
+    if bad: raise ValueError(f"coefficients {bad} are not defined for a distance between answers: their chance "
+                             "agreement counts every answer a rater could give (each subset of the labels); "
+                             f"use {list(SET_COEFFICIENTS)}")
+    ja, _, w = answers_as_labels(data, level, **kwargs)
+    out = coefficient_table(ja, w, coefficients=keys, **(table or {}))
+    return out.assign(weights=level if isinstance(level, str) else "custom distance")
+
+# %% ../nbs/23_ratings.ipynb #bbd65481
+@kernel
+def group_rater_sums(
+    unit,  # unit code of each rating
+    rater,  # rater code of each rating
+    gi,  # group of each unit
+    t,  # total of each unit's (centred) ratings
+    C,  # groups x raters, filled in place: ratings
+    R,  # groups x raters, filled in place: sums of the rated units' totals
+):
+    "Low-level kernel: `rating_design`'s per group and rater sums in one pass over the ratings (no temporaries)."
+    for i in range(len(unit)):
+        C[gi[unit[i]], rater[i]] += 1.0
+        R[gi[unit[i]], rater[i]] += t[unit[i]]
+
+# %% ../nbs/23_ratings.ipynb #53882633
+@kernel
+def popcount64(
+    x,  # an unsigned 64-bit integer
+):
+    "Low-level kernel: the number of set bits of x (SWAR; LLVM turns it into popcnt or its vector form)."
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
+
+# %% ../nbs/23_ratings.ipynb #75c4dff1
+@kernel
+def set_bits(
+    bits,  # raters x words uint64 array, filled in place
+    rater,  # rater code of each rating
+    slot,  # bit position of each rating's unit
+):
+    "Low-level kernel: set bit `slot[i]` in row `rater[i]` of `bits`, for every rating i."
+    for i in range(len(rater)):
+        bits[rater[i], slot[i] >> 6] |= np.uint64(1) << np.uint64(slot[i] & 63)
+
+# %% ../nbs/23_ratings.ipynb #a64fa8c3
+@kernel(parallel=True)
+def pair_group_counts(
+    bits,  # raters x words uint64 bitsets of the raters' units
+    starts,  # first word of each group of units, then the number of words
+    j0: int,  # first rater of the block
+    out,  # block x raters x groups float array: out[t, j2, g] set for j2 >= j0 + t
+):
+    "Low-level kernel: co-ratings of raters j0+t and j2 within each group, popcounts of ANDed bitsets."
+    T, k, G = out.shape
+    for t in prange(T):
+        j = j0 + t
+        for j2 in range(j, k):
+            for g in range(G):
+                c = np.uint64(0)
+                for w in range(starts[g], starts[g + 1]): c += popcount64(bits[j, w] & bits[j2, w])
+                out[t, j2, g] = c
+
+# %% ../nbs/23_ratings.ipynb #4c5ce16b
+def bitset_gram_basis(
+    unit,  # unit code of each rating
+    rater,  # rater code of each rating
+    gi,  # group (distinct number of ratings) of each unit
+    n: int,  # number of units
+    k: int,  # number of raters
+    pw,  # groups x terms folding weights
+) -> np.ndarray:
+    "Low-level: H[r] = sum_g pw[g, r] G_g (terms x raters x raters), G_g the group's co-rating counts, by popcounts."
+    size = np.bincount(gi, minlength=pw.shape[0])
+    starts = np.concatenate([[0], np.cumsum((size + 63) // 64)])
+    slot = np.empty(n, np.int64)
+    slot[np.argsort(gi, kind="stable")] = np.arange(n) + np.repeat(starts[:-1] * 64 - np.cumsum(size) + size, size)
+    bits = np.zeros((k, starts[-1]), np.uint64)
+    set_bits(bits, np.asarray(rater, np.int64), slot[unit])
+    H, T = np.zeros((pw.shape[1], k, k)), max(1, 2**22 // (k * len(size)))
+    for j0 in range(0, k, T):
+        out = np.zeros((min(T, k - j0), k, len(size)))
+        pair_group_counts(bits, starts, j0, out)
+        H[:, j0:j0 + len(out)] = (out.reshape(-1, len(size)) @ pw).T.reshape(-1, len(out), k)
+    return H + np.triu(H, 1).transpose(0, 2, 1)

@@ -124,6 +124,69 @@ def test_unit_gram_matches_plain_sum():
         np.testing.assert_allclose(unit_gram(d, lam), m.T @ (m / (m.sum(1, keepdims=True) + lam)), rtol=1e-12, atol=1e-12)
 
 
+def _sim(units, raters, miss, seed):
+    rng = np.random.default_rng(seed)
+    u, r = np.nonzero(rng.random((units, raters)) >= miss)
+    return u, r, rng.normal(size=units)[u] + 0.5 * rng.normal(size=raters)[r] + rng.normal(size=len(u))
+
+
+# components from the previous implementation (commit 40fc09c: derivative-free L-BFGS-B plus Newton on central
+# differences, float64 group Grams), which the exact-gradient optimiser and the bitset counts must reproduce
+PREVIOUS = {(300, 200, 0.2, 0): [1.05124464662, 0.264516179277, 0.999028306936, 1.05190284305, 1.26458779741],
+            (2000, 50, 0.5, 1): [0.956838868018, 0.184597953579, 1.00883348402, 0.956915186882, 1.19243482887],
+            (1000, 20, 0.6, 5): [1.00484417881, 0.159705229231, 0.971801165308, 1.00316440294, 1.13045844254]}
+
+
+@pytest.mark.parametrize("args", list(PREVIOUS))
+def test_reml_matches_previous_implementation(args):
+    u, r, y = _sim(*args)
+    comp = reml_components(rating_design(u, r, y, args[0], args[1]))
+    np.testing.assert_allclose(comp.to_numpy(), PREVIOUS[args], rtol=2e-8)
+
+
+def dense_two_way_reml(u, r, y, n, k):
+    "REML of y = mu + a_u + b_r + e by its definition, V dense (small data only): (s2a, s2b, s2e)."
+    from scipy import optimize
+    Za, Zb = np.eye(n)[u], np.eye(k)[r]
+    X = np.ones((len(y), 1))
+    def f(t):
+        V = np.exp(t[0]) * Za @ Za.T + np.exp(t[1]) * Zb @ Zb.T + np.exp(t[2]) * np.eye(len(y))
+        Vi = np.linalg.inv(V)
+        XVX = X.T @ Vi @ X
+        P = Vi - Vi @ X @ np.linalg.inv(XVX) @ X.T @ Vi
+        return np.linalg.slogdet(V)[1] + np.linalg.slogdet(XVX)[1] + y @ P @ y
+    res = optimize.minimize(f, [0.0, -1.0, 0.0], method="BFGS", options=dict(gtol=1e-9))
+    return np.exp(res.x)
+
+
+def test_reml_two_way_by_definition():
+    u, r, y = _sim(30, 5, 0.35, 8)
+    comp = reml_components(rating_design(u, r, y, 30, 5))
+    np.testing.assert_allclose([comp.s2a, comp.s2b, comp.s2e], dense_two_way_reml(u, r, y, 30, 5), rtol=1e-5)
+
+
+def test_reml_gradient_central_differences():
+    from crowdnb.ratings import reml_two_way
+    u, r, y = _sim(400, 30, 0.4, 2)
+    d = rating_design(u, r, y, 400, 30)
+    f = lambda ta, tb: reml_two_way(d, np.exp(-ta), np.exp(-tb))[0]
+    h = 1e-5
+    fd = [(f(0.3 + h, -1.0) - f(0.3 - h, -1.0)) / (2 * h), (f(0.3, -1.0 + h) - f(0.3, -1.0 - h)) / (2 * h)]
+    np.testing.assert_allclose(reml_two_way(d, np.exp(-0.3), np.exp(1.0), gradient=True)[2], fd, rtol=1e-6)
+
+
+def test_engines_give_the_same_basis(monkeypatch):
+    pytest.importorskip("numba")
+    u, r, y = _sim(600, 120, 0.25, 6)
+    monkeypatch.setenv("CROWDNB_ENGINE", "numba")
+    fast = rating_design(u, r, y, 600, 120)
+    monkeypatch.setenv("CROWDNB_ENGINE", "numpy")
+    slow = rating_design(u, r, y, 600, 120)
+    assert fast.basis[0] == slow.basis[0] == "taylor"
+    np.testing.assert_allclose(fast.basis[1], slow.basis[1], rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(reml_components(fast).to_numpy(), reml_components(slow).to_numpy(), rtol=1e-9)
+
+
 # ---------------------------------------------------------------- sets of labels
 from crowdnb.agreement import krippendorff_alpha, alpha_bootstrap
 from crowdnb.agreement import masi_distance, jaccard_distance
@@ -175,3 +238,26 @@ def test_bootstrap_with_distance_and_label_agreement():
     for lab in "xyz":
         binary = MULTI.assign(label=[lab in a.split("|") for a in MULTI.label]).astype({"label": str})
         assert abs(la.loc[lab, "alpha"] - krippendorff_alpha(binary)) < 1e-14
+
+
+# ---------------------------------------------------------------- coefficient_table's rows with a set distance
+def test_set_coefficient_table():
+    from crowdnb.ratings import set_coefficient_table
+    tab = set_coefficient_table(MULTI, "masi", sep="|")
+    assert list(tab.index) == ["Fleiss' kappa", "Conger's kappa", "Krippendorff's alpha", "Percent agreement"]
+    assert abs(tab.loc["Krippendorff's alpha", "estimate"] - 32 / 95) < 1e-14        # hand computation (MASI)
+    assert abs(tab.loc["Percent agreement", "estimate"] - 5 / 9) < 1e-14             # (5/9 + 1/9 + 1) / 3 by hand
+    jac = set_coefficient_table(MULTI, "jaccard", sep="|")
+    assert abs(jac.loc["Krippendorff's alpha", "estimate"] - 79 / 226) < 1e-14
+    call = set_coefficient_table(MULTI, masi_distance, sep="|")
+    np.testing.assert_allclose(call["estimate"], tab["estimate"], rtol=1e-14)
+
+
+def test_set_coefficient_table_refusals():
+    from crowdnb.ratings import set_coefficient_table
+    with pytest.raises(ValueError, match="not defined for a distance"):
+        set_coefficient_table(MULTI, coefficients=["gwet"], sep="|")
+    with pytest.raises(ValueError, match="not defined for a distance"):
+        set_coefficient_table(MULTI, coefficients="brennan_prediger", sep="|")
+    with pytest.raises(ValueError, match=r"must lie in \[0, 1\]"):
+        set_coefficient_table(MULTI, lambda a, b: 0.0 if a == b else 2.0, sep="|")
