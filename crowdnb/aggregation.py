@@ -622,9 +622,10 @@ def edge_values(st: VoteState, workers: pd.Index, init: pd.Series) -> np.ndarray
 # %% ../nbs/32_aggregation.ipynb #f2fa51bc
 def kos_start(st: VoteState, workers: pd.Index, n_labels: int, key: int, init=None) -> VoteState:
     "A shard's KOS state: A (judgments x classes: +1 if the answer is the class, else -1) and the worker messages y."
-    st.A = np.where(st.label[:, None] == np.arange(n_labels)[None, :], 1.0, -1.0)
+    C = 1 if n_labels == 2 else n_labels            # two labels: class 1's messages are class 0's negated, one suffices
+    st.A = np.where(st.label[:, None] == np.arange(C)[None, :], 1.0, -1.0)
     y = edge_normal(st, workers, key) if init is None else edge_values(st, workers, init)
-    st.y = np.repeat(y[:, None], n_labels, axis=1)
+    st.y = np.repeat(y[:, None], C, axis=1)
     return st
 
 def kos_step(st: VoteState, T, scale, n_workers: int) -> tuple:
@@ -639,6 +640,7 @@ def kos_scores(st: VoteState, T, scale) -> tuple:
     "The last worker messages (from T, if given) and each unit's score Σ_j A_ij y_{j→i}; stats: its largest |value|."
     if T is not None: st.y = (T[st.worker] - st.A * st.x) / scale
     st.score = class_sums(st.unit, st.A * st.y, st.n_units)
+    if st.n_labels == 2 and st.score.shape[1] == 1: st.score = np.hstack([st.score, -st.score])
     top = np.abs(st.score).max(0, initial=0.0)
     return st, {f"max_score_{k}": float(v) for k, v in enumerate(top)}    # 'max_' keys combine by max (scalars)
 
@@ -648,7 +650,7 @@ def kos_frame(st: VoteState, norm, labels) -> pd.DataFrame:
 
 def kos_hits(st: VoteState, norm, n_workers: int) -> dict:
     "Per worker: agreement with the KOS labels (hits) and their judgments."
-    return worker_hits(st, onehot(best_labels(st.score / norm, st.keys_of)[0], st.A.shape[1]), n_workers)
+    return worker_hits(st, onehot(best_labels(st.score / norm, st.keys_of)[0], st.score.shape[1]), n_workers)
 
 # %% ../nbs/32_aggregation.ipynb #17dc313d
 class KOS(Aggregator):
@@ -673,7 +675,7 @@ def fit(self: KOS, data, **kwargs):
     K, W = len(J.labels), len(J.workers)
     init = None if self.init is None else pd.Series(self.init, dtype=float)
     states = ex.map(kos_start, states, J.workers, K, int(self.seed_.integers(2**63)), init)
-    T, scale = None, np.ones(K)
+    T, scale = None, np.ones(1 if K == 2 else K)
     for _ in range(self.n_iter):
         states, s = ex.step(kos_step, states, T, scale, W)
         T = s["T"]
@@ -683,7 +685,7 @@ def fit(self: KOS, data, **kwargs):
     norm = np.where(top > 0, top, 1.0)
     if not top.any():
         warnings.warn("KOS: every message vanished (no unit links two workers); each label is a tie broken by seed")
-    rel = np.zeros((W, K)) if T is None else T / scale
+    rel = np.zeros((W, K)) if T is None else np.broadcast_to(T / scale, (W, K))   # K = 2: both classes alike
     self.reliability_ = pd.DataFrame(rel, index=J.workers, columns=J.labels)
     theta = ex.sum(kos_hits, states, norm, W)
     self._finish(ex.frame(kos_frame, states, norm, J.labels), J.labels, J.workers, theta["hits"] / theta["n"])
