@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from fastcore.meta import delegates
 from fastcore.basics import patch
-from scipy import optimize, sparse
+from scipy import linalg, optimize, sparse
 from scipy.sparse import linalg as sla
 from scipy.special import digamma, expit, log_expit, logsumexp
 
@@ -128,7 +128,7 @@ def worker_hits(
     post: np.ndarray,  # units x labels: the shard's posterior (or one-hot labels)
     n_workers: int,  # number of workers
 ) -> dict:
-    "Per worker: Σ post[u_j, l_j] over the worker's judgments ('hits'), their number ('n'); and Σ_u post ('post'), units."
+    "Per worker: Σ post[u_j, l_j] over their judgments ('hits') and their number ('n'); Σ_u post ('post'); units."
     return dict(hits=np.bincount(st.worker, post.ravel()[st.flat], n_workers),
                 n=np.bincount(st.worker, post.sum(1)[st.unit], n_workers), post=post.sum(0), units=st.n_units)
 
@@ -219,7 +219,7 @@ def _finish(self: Aggregator, table: pd.DataFrame, labels, workers, theta):
     self.labels_ = lab.rename("label").rename_axis("unit")
     if tied is not None: self.ties_ = pd.Index(table.index[tied.to_numpy() > 1], name="unit")
     self.theta_ = pd.Series(theta, index=workers, name="theta")
-    if self._terms[0] is accuracy_terms:   # vote models: θ against the hard labels (built when asked); others: posterior
+    if self._terms[0] is accuracy_terms:   # vote models: θ against the hard labels (built when asked); others: post.
         self._terms = (accuracy_terms, None if self.hard else self.posterior_)
     self.__dict__.pop("theta_ci_", None)
     return self
@@ -227,7 +227,7 @@ def _finish(self: Aggregator, table: pd.DataFrame, labels, workers, theta):
 # %% ../nbs/32_aggregation.ipynb #6a07cb29
 @patch
 def theta_interval(self: Aggregator, n_boot: int = 200, ci: float = 0.95, seed=None) -> pd.DataFrame:
-    "Bootstrap interval of θ per worker: units resampled (multinomial weights), the fitted posterior held (sets `theta_ci_`)."
+    "Bootstrap interval of θ per worker: units resampled (multinomial weights), the posterior held (sets `theta_ci_`)."
     if getattr(self, "_states", None) is None: self._vote_states()
     terms, arg = self._terms
     if terms is accuracy_terms and arg is None:         # vote models: one-hot of the labels, in unit order
@@ -246,7 +246,7 @@ def fit_predict(self: Aggregator, data, **kwargs) -> pd.Series:
 
 # %% ../nbs/32_aggregation.ipynb #0389916e
 def vote_hits(st: VoteState, skill, n_labels: int, n_workers: int, ties: str = "random") -> dict:
-    "One shard: the (skill-)weighted vote's labels (seeded ties; 'report': tied units count for nobody), each worker's hits."
+    "One shard: the (skill-)weighted vote's labels (seeded ties; 'report': tied units count for nobody), worker hits."
     w = None if skill is None else np.asarray(skill)[st.worker]
     lab, n_tied = best_labels(unit_votes(st, n_labels, w), st.keys_of)
     return worker_hits(st, onehot(np.where((n_tied > 1) & (ties == "report"), -1, lab), n_labels), n_workers)
@@ -298,8 +298,10 @@ class ZeroBasedSkill(Aggregator):
     hard = True
     def __init__(self, n_iter: int = 100, lr_init: float = 1.0, lr_steps_to_reduce: int = 20,
                  lr_reduce_factor: float = 0.5, eps: float = 1e-5, seed=None):
-        self.n_iter, self.lr_steps_to_reduce = check_int("n_iter", n_iter), check_int("lr_steps_to_reduce", lr_steps_to_reduce)
-        self.lr_init, self.lr_reduce_factor = check_number("lr_init", lr_init, low=0), check_number("lr_reduce_factor", lr_reduce_factor, low=0)
+        self.n_iter = check_int("n_iter", n_iter)
+        self.lr_steps_to_reduce = check_int("lr_steps_to_reduce", lr_steps_to_reduce)
+        self.lr_init = check_number("lr_init", lr_init, low=0)
+        self.lr_reduce_factor = check_number("lr_reduce_factor", lr_reduce_factor, low=0)
         self.eps = check_number("eps", eps, low=0); as_rng(seed); self.seed = seed
 
     @delegates(as_judgments, but=["data"])
@@ -326,7 +328,8 @@ def onecoin_logits(st: VoteState, skill, prior, n_labels: int) -> np.ndarray:
     s = np.clip(skill, EPS, 1 - EPS)
     c = np.clip((1 - s) / (n_labels - 1), EPS, 1 - EPS) if n_labels > 1 else np.full_like(s, EPS)
     base = np.bincount(st.unit, np.log(c)[st.worker], st.n_units)
-    return np.log(np.maximum(prior, EPS))[None, :] + base[:, None] + unit_votes(st, n_labels, (np.log(s) - np.log(c))[st.worker])
+    vote = unit_votes(st, n_labels, (np.log(s) - np.log(c))[st.worker])
+    return np.log(np.maximum(prior, EPS))[None, :] + base[:, None] + vote
 
 # %% ../nbs/32_aggregation.ipynb #6044af32
 def onecoin_step(st: VoteState, skill, prior, n_labels: int, n_workers: int) -> dict:
@@ -345,7 +348,7 @@ def onecoin_frame(st: VoteState, skill, prior, labels) -> pd.DataFrame:
 
 # %% ../nbs/32_aggregation.ipynb #e9396a2e
 class OneCoinDawidSkene(Aggregator):
-    "One-coin Dawid–Skene: one accuracy per worker, wrong answers uniform over the other labels; EM from the vote shares."
+    "One-coin Dawid–Skene: one accuracy per worker, wrong answers uniform over the other labels; EM from vote shares."
     name = "OneCoinDawidSkene"
     def __init__(self, n_iter: int = 100, tol: float = 1e-5, seed=None):
         self.n_iter, self.tol = check_int("n_iter", n_iter), check_number("tol", tol, low=0)
@@ -389,8 +392,8 @@ class DawidSkene(ModelB):
 
 # %% ../nbs/32_aggregation.ipynb #727ef062
 def mace_logits(st: VoteState, trust, strategy, n_labels: int) -> tuple:
-    "Units x labels log p(T=t, answers) (uniform T) and per judgment p(a | T ≠ a), p(a | T = a); trust = (spam, know) weights."
-    off = trust[:, 0][st.worker] * strategy.ravel()[st.wflat]     # p(a | t ≠ a): the worker spams and happens to say a
+    "Units x labels log p(T=t, answers) (uniform T); per judgment p(a | T ≠ a), p(a | T = a); trust = (spam, know)."
+    off = trust[:, 0][st.worker] * strategy.ravel()[st.wflat]     # p(a | t ≠ a): the worker spams and says a
     on = off + trust[:, 1][st.worker]                               # p(a | t = a): knows it, or spams and says it
     lo, ln = np.log(np.maximum(off, 1e-300)), np.log(np.maximum(on, 1e-300))
     base = np.bincount(st.unit, lo, st.n_units) - np.log(n_labels)
@@ -414,7 +417,8 @@ def mace_update(know, spam, method: str, smoothing: float, alpha: float, beta: f
     "M step (EM: smoothed counts) or variational update (VB: exp ψ of the Dirichlet posteriors): (trust, strategy)."
     x = np.stack([spam.sum(1), know], axis=1)
     if method == "em":
-        return (x + smoothing) / (x + smoothing).sum(1, keepdims=True), (spam + smoothing) / (spam + smoothing).sum(1, keepdims=True)
+        norm = lambda c: (c + smoothing) / (c + smoothing).sum(1, keepdims=True)
+        return norm(x), norm(spam)
     x = x + np.array([alpha, beta])
     trust = np.exp(digamma(x) - digamma(x.sum(1, keepdims=True)))
     return trust, np.exp(digamma(spam + gamma) - digamma((spam + gamma).sum(1, keepdims=True)))
@@ -428,14 +432,15 @@ def mace_terms(st: VoteState, params) -> tuple:
 
 # %% ../nbs/32_aggregation.ipynb #cf718a68
 class MACE(Aggregator):
-    "MACE (Hovy et al. 2013): each worker knows the answer (competence θ) or spams from a strategy ξ; EM or variational Bayes."
+    "MACE (Hovy et al. 2013): each worker knows the answer (competence θ) or spams from a strategy ξ; EM or VB."
     name = "MACE"
     def __init__(self, method: str = "vb", n_starts: int = 10, n_iter: int = 50, smoothing=None,
                  alpha: float = 0.5, beta: float = 0.5, gamma: float = 10.0, init=None, seed=None):
         self.method = check_choice("method", method, ("em", "vb"))
         self.n_starts, self.n_iter = check_int("n_starts", n_starts), check_int("n_iter", n_iter)
         self.smoothing = smoothing
-        self.alpha, self.beta, self.gamma = (check_number(k, v, low=0) for k, v in (("alpha", alpha), ("beta", beta), ("gamma", gamma)))
+        self.alpha, self.beta, self.gamma = (check_number(k, v, low=0)
+                                             for k, v in (("alpha", alpha), ("beta", beta), ("gamma", gamma)))
         self.init = init; as_rng(seed); self.seed = seed
 
     def _starts(self, W, K):
@@ -480,7 +485,7 @@ def predict(
     threshold: float = None,  # keep units whose posterior entropy is at most this
     coverage: float = None,  # or: keep this share of units, the most certain first
 ) -> pd.Series:
-    "Labels of the units whose posterior entropy is at most `threshold`, or of the `coverage` share most certain (others NA)."
+    "Labels of the units whose posterior entropy is at most `threshold`, or of the `coverage` share most certain."
     if threshold is not None and coverage is not None: raise ValueError("give threshold or coverage, not both")
     if coverage is not None:
         coverage = check_number("coverage", coverage, low=0, high=1)
@@ -523,13 +528,14 @@ def glad_terms(st: VoteState, params) -> tuple:
 
 # %% ../nbs/32_aggregation.ipynb #5b9733e6
 class GLAD(Aggregator):
-    "GLAD (Whitehill et al. 2009): P(correct) = σ(α_i β_u), worker ability α, item easiness β = e^b; EM, M step by scipy."
+    "GLAD (Whitehill et al. 2009): P(correct) = σ(α_i β_u), ability α, easiness β = e^b; EM, M step by scipy."
     name = "GLAD"
     def __init__(self, n_iter: int = 100, tol: float = 1e-5, optimizer: str = "L-BFGS-B", m_step_max_iter: int = 25,
                  m_step_tol: float = 1e-2, alpha_prior: float = 1.0, b_prior: float = 1.0, seed=None):
         self.n_iter, self.tol = check_int("n_iter", n_iter), None if tol is None else check_number("tol", tol, low=0)
         self.optimizer = check_choice("optimizer", optimizer, ("L-BFGS-B", "CG", "BFGS"))
-        self.m_step_max_iter, self.m_step_tol = check_int("m_step_max_iter", m_step_max_iter), check_number("m_step_tol", m_step_tol, low=0)
+        self.m_step_max_iter = check_int("m_step_max_iter", m_step_max_iter)
+        self.m_step_tol = check_number("m_step_tol", m_step_tol, low=0)
         self.alpha_prior, self.b_prior = check_number("alpha_prior", alpha_prior), check_number("b_prior", b_prior)
         as_rng(seed); self.seed = seed
 
@@ -553,7 +559,8 @@ def glad_frame(st, alpha, b, log_prior, labels) -> pd.DataFrame:
 def glad_theta(st, alpha, b, n_workers) -> dict:
     "Per worker: Σ σ(α_i β_u) over the worker's judgments and their number (θ: the model's mean P(correct))."
     x = alpha[st.worker] * np.exp(b[st.offset:st.offset + st.n_units][st.unit])
-    return dict(p=np.bincount(st.worker, expit(x), n_workers), n=np.bincount(st.worker, minlength=n_workers).astype(float))
+    n = np.bincount(st.worker, minlength=n_workers).astype(float)
+    return dict(p=np.bincount(st.worker, expit(x), n_workers), n=n)
 
 # %% ../nbs/32_aggregation.ipynb #ab834730
 @patch
@@ -562,7 +569,8 @@ def fit(self: GLAD, data, **kwargs):
     "EM: the E step over shards, the M step by scipy (`glad_m_step`), until Q per judgment gains less than `tol`."
     J, ex, states = self._start(data, kwargs)
     K, W = len(J.labels), len(J.workers)
-    if K < 2: raise ValueError(f"GLAD needs at least two labels; the judgments hold {list(J.labels)}: declare labels=[...]")
+    if K < 2:
+        raise ValueError(f"GLAD needs at least two labels; the judgments hold {list(J.labels)}: declare labels=[...]")
     units = self._units
     lp, alpha, b, prev = np.full(K, -np.log(K)), np.ones(W), np.ones(len(units)), -np.inf
     self.n_iter_ = 0
@@ -629,7 +637,7 @@ def kos_start(st: VoteState, workers: pd.Index, n_labels: int, key: int, init=No
     return st
 
 def kos_step(st: VoteState, T, scale, n_workers: int) -> tuple:
-    "One round: y_{j→i} = (T_j − A_ij x_{i→j}) / scale (if T is given), then x_{i→j}; stats: the new worker sums T."
+    "One round: y_{j→i} = (T_j − A_ij x_{i→j}) / scale (if T is given), then x_{i→j}; stats: the worker sums T."
     if T is not None: st.y = (T[st.worker] - st.A * st.x) / scale
     Ay = st.A * st.y
     st.x = class_sums(st.unit, Ay, st.n_units)[st.unit] - Ay
@@ -752,7 +760,8 @@ def sign_vector(
     d = np.asarray(A.sum(1)).ravel()
     h = sparse.diags(1 / np.sqrt(np.where(d > 0, d, 1)))
     N = h @ A @ h                         # symmetric, same eigenvalues as D⁻¹A; eigenvectors differ by D^½ > 0
-    phi = np.linalg.eigh(N.toarray())[1][:, 0] if k + m <= 1500 else sla.eigsh(N, k=1, which="SA", tol=1e-12)[1][:, 0]
+    if k + m <= 1500: phi = linalg.eigh(N.toarray(), subset_by_index=[0, 0])[1][:, 0]    # the lowest pair only
+    else: phi = sla.eigsh(N, k=1, which="SA", tol=1e-12)[1][:, 0]
     s = np.sign(phi[:k])
     return np.sign(s.sum()) * s
 
@@ -765,7 +774,7 @@ class MMSR(Aggregator):
         self,
         n_iter: int = 10000,  # most MSR rounds
         tol: float = 1e-10,  # stop when ‖u vᵀ − u₀ v₀ᵀ‖_F falls below this
-        signs: str = "observed",  # sign graph on 'observed' pairs, or crowd-kit's ('crowd-kit': unobserved pairs disagree)
+        signs: str = "observed",  # sign graph on 'observed' pairs, or 'crowd-kit' (unobserved pairs disagree)
         init=None,  # starting u = v: a Series by worker (default: seeded U(0, 1))
         seed=None,  # int ≥ 0, None or a numpy Generator: the start and the ties
     ):
@@ -821,14 +830,14 @@ def mmsr_hits(st: VoteState, skill, n_labels: int, n_workers: int) -> dict:
 
 # %% ../nbs/32_aggregation.ipynb #8fecb22f
 def confusion_terms(st: VoteState, post_table: pd.DataFrame) -> tuple:
-    "Per judgment and class k: post_uk [l_j = k] (num) and post_uk (den); per unit post_uk (class weights γ): θ = Σ_k γ_k λ_kk."
+    "Per judgment and class k: q_uk [l_j = k] (num), q_uk (den); per unit q_uk (class weights γ): θ = Σ_k γ_k λ_kk."
     post = post_table.reindex(st.units).to_numpy()
     pj = post[st.unit]
     return pj * (st.label[:, None] == np.arange(post.shape[1])[None, :]), pj, post
 
 # %% ../nbs/32_aggregation.ipynb #14d5b59c
 def boot_sums(st: VoteState, terms, arg, weights, n_workers: int) -> dict:
-    "One shard's bootstrap sums: weights (replicates x all units) times the shard's per-unit worker sums of num, den, γ."
+    "One shard's bootstrap sums: weights (replicates x all units) times its per-unit worker sums of num, den, γ."
     num, den, g = terms(st, arg)
     C = num.shape[1]
     w = weights[:, st.offset:st.offset + st.n_units]
@@ -843,7 +852,7 @@ def boot_sums(st: VoteState, terms, arg, weights, n_workers: int) -> dict:
 # %% ../nbs/32_aggregation.ipynb #9214a7bb
 def bootstrap_theta(ex, states, terms, arg, n_units: int, n_workers: int, n_boot: int = 200, ci: float = 0.95,
                     seed=None, block: int = 50) -> np.ndarray:
-    "Low-level: (ci_low, ci_high) per worker of θ = Σ_k γ_k num_k / den_k, from `n_boot` multinomial resamples of units."
+    "Low-level: (ci_low, ci_high) per worker of θ = Σ_k γ_k num_k / den_k from `n_boot` multinomial resamples of units."
     n_boot, ci = check_int("n_boot", n_boot), check_number("ci", ci, low=0, high=1)
     if not 0 < ci < 1: raise ValueError(f"ci must be strictly between 0 and 1, got {ci}")
     rng, reps = as_rng(seed), []
@@ -897,7 +906,7 @@ def wqs_interval(
     seed=None,  # int ≥ 0, None or a numpy Generator
     **kwargs,
 ) -> pd.DataFrame:
-    "CrowdTruth's WQS by worker with a bootstrap interval (`ci_low`, `ci_high`): units resampled, SQS/RQS held at the fit."
+    "CrowdTruth's WQS by worker with a bootstrap interval (`ci_low`, `ci_high`): units resampled, SQS/RQS held."
     n_boot, ci = check_int("n_boot", n_boot), check_number("ci", ci, low=0, high=1)
     if not 0 < ci < 1: raise ValueError(f"ci must be strictly between 0 and 1, got {ci}")
     res = crowdtruth.run(data, **kwargs)
@@ -925,9 +934,11 @@ def read_gold(
     "Gold labels as a Series by unit; a unit the judgments lack is an error naming it."
     if isinstance(gold, (str, Path)): gold = pd.read_csv(gold)
     if isinstance(gold, pd.DataFrame):
-        if not {"unit", "label"} <= set(gold.columns): raise ValueError(f"gold needs columns unit and label, has {list(gold.columns)}")
+        if not {"unit", "label"} <= set(gold.columns):
+            raise ValueError(f"gold needs columns unit and label, has {list(gold.columns)}")
         gold = gold.set_index("unit")["label"]
-    if not isinstance(gold, pd.Series): raise TypeError(f"gold must be a Series, a DataFrame or a CSV path, not {type(gold).__name__}")
+    if not isinstance(gold, pd.Series):
+        raise TypeError(f"gold must be a Series, a DataFrame or a CSV path, not {type(gold).__name__}")
     unknown = gold.index.difference(units)
     if len(unknown): raise ValueError(f"gold holds {len(unknown)} unit(s) the judgments lack: {list(unknown[:5])}")
     return gold.rename("gold").rename_axis("unit")
