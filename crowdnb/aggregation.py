@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from fastcore.meta import delegates
 from fastcore.basics import patch
-from scipy import optimize, sparse
+from scipy import linalg, optimize, sparse
 from scipy.sparse import linalg as sla
 from scipy.special import digamma, expit, log_expit, logsumexp
 
@@ -26,26 +26,31 @@ from .model_b import ModelB
 
 # %% auto #0
 __all__ = ['EPS', 'METHODS', 'VoteState', 'tie_keys', 'vote_state', 'unit_votes', 'best_labels', 'worker_hits', 'onehot',
-           'shares', 'posterior_of', 'posterior_frame', 'unit_ids', 'in_memory', 'locate_units', 'accuracy_terms',
-           'Aggregator', 'vote_hits', 'vote_frame', 'MajorityVote', 'Wawa', 'ZeroBasedSkill', 'label_use',
-           'onecoin_logits', 'onecoin_step', 'share_hits', 'onecoin_frame', 'OneCoinDawidSkene', 'DawidSkene',
-           'mace_logits', 'mace_counts', 'mace_frame', 'mace_update', 'mace_terms', 'MACE', 'glad_logits', 'glad_estep',
-           'glad_q', 'glad_terms', 'GLAD', 'glad_m_step', 'glad_frame', 'glad_theta', 'class_sums', 'edge_normal',
-           'edge_values', 'kos_start', 'kos_step', 'kos_scores', 'kos_frame', 'kos_hits', 'KOS', 'pair_counts',
-           'mmsr_covariance', 'trimmed_means', 'msr_factors', 'sign_vector', 'MMSR', 'mmsr_votes', 'mmsr_frame',
-           'mmsr_hits', 'confusion_terms', 'boot_sums', 'bootstrap_theta', 'WQSTerms', 'wqs_terms', 'wqs_boot_sums',
-           'wqs_units', 'wqs_interval', 'read_gold', 'compare', 'disagreements']
+           'shares', 'posterior_of', 'posterior_frame', 'unit_ids', 'in_memory', 'locate_units', 'vote_states',
+           'accuracy_terms', 'Aggregator', 'vote_hits', 'vote_frame', 'MajorityVote', 'Wawa', 'ZeroBasedSkill',
+           'label_use', 'onecoin_logits', 'onecoin_step', 'share_hits', 'onecoin_frame', 'OneCoinDawidSkene',
+           'DawidSkene', 'mace_logits', 'mace_counts', 'mace_frame', 'mace_update', 'mace_terms', 'MACE', 'glad_logits',
+           'glad_estep', 'glad_q', 'glad_terms', 'GLAD', 'glad_m_step', 'glad_frame', 'glad_theta', 'class_sums',
+           'edge_normal', 'mix64', 'edge_values', 'kos_start', 'kos_step', 'kos_scores', 'kos_frame', 'kos_hits', 'KOS',
+           'pair_counts', 'mmsr_covariance', 'trimmed_means', 'msr_factors', 'sign_vector', 'MMSR', 'mmsr_votes',
+           'mmsr_frame', 'mmsr_hits', 'confusion_terms', 'boot_sums', 'bootstrap_theta', 'WQSTerms', 'wqs_terms',
+           'wqs_boot_sums', 'wqs_units', 'wqs_interval', 'read_gold', 'compare', 'disagreements']
 
 # %% ../nbs/32_aggregation.ipynb #a8ea17f7
 @dataclass
 class VoteState:
-    "One shard of single-label judgments as flat codes, with the tie-breaking keys of its units."
+    "One shard of single-label judgments as flat codes, with the tie-breaking key of its units."
     units: pd.Index        # the shard's unit ids, in local code order
     unit: np.ndarray       # per judgment: local unit code
     worker: np.ndarray     # per judgment: global worker code
     label: np.ndarray      # per judgment: global label code
-    keys: np.ndarray       # units x labels: seeded random keys that break ties
+    key: int               # the tie-breaking key (`tie_keys`)
+    n_labels: int          # number of labels
     offset: int = 0        # position of the shard's first unit among all units
+
+    def __post_init__(self):
+        self.flat = self.unit * self.n_labels + self.label      # per judgment: its cell in units x labels
+        self.wflat = self.worker * self.n_labels + self.label   # per judgment: its cell in workers x labels
 
     @property
     def n_units(self): return len(self.units)
@@ -57,7 +62,7 @@ def tie_keys(
     key: int,  # a 64-bit seed (drawn once per fit from `seed`)
 ) -> np.ndarray:
     "Units x labels keys in [0, 1), a hash of (unit id, label, key): ties break the same way on any sharding."
-    h = pd.util.hash_array(np.asarray(units, dtype=object), hash_key=f"{key % 16**16:016x}")
+    h = pd.util.hash_array(np.asarray(units, dtype=object), hash_key=f"{key % 16**16:016x}", categorize=False)
     z = h[:, None] + (np.arange(1, n_labels + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15))[None, :]
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
@@ -78,7 +83,17 @@ def vote_state(
         raise ValueError(f"{what} needs one label per judgment; a judgment of unit "
                          f"{shard.units[shard.unit_code[np.flatnonzero(label < 0)[0]]]!r} holds none")
     return VoteState(shard.units, shard.unit_code.astype(np.int64), shard.worker_code.astype(np.int64), label,
-                     tie_keys(shard.units, n_labels, key))
+                     key, n_labels)
+
+@patch(as_prop=True)
+def keys(self: VoteState) -> np.ndarray:
+    "Units x labels tie-breaking keys of the shard's units (`tie_keys`)."
+    return tie_keys(self.units, self.n_labels, self.key)
+
+@patch
+def keys_of(self: VoteState, rows: np.ndarray) -> np.ndarray:
+    "The tie-breaking keys of the shard's units at positions `rows` only (ties are rare: hash just those)."
+    return tie_keys(self.units[rows], self.n_labels, self.key)
 
 # %% ../nbs/32_aggregation.ipynb #a4fcc06c
 def unit_votes(
@@ -87,19 +102,25 @@ def unit_votes(
     weights=None,  # per judgment: its vote (None: 1 each)
 ) -> np.ndarray:
     "Units x labels weighted vote $V_{uk}=\\sum_{j\\in u} w_j [l_j=k]$ of one shard."
-    v = np.bincount(st.unit * n_labels + st.label, weights=weights, minlength=st.n_units * n_labels)
-    return v.reshape(st.n_units, n_labels).astype(float)
+    flat = st.flat if n_labels == st.n_labels else st.unit * n_labels + st.label
+    v = np.bincount(flat, weights=weights, minlength=st.n_units * n_labels)
+    return v.reshape(st.n_units, n_labels).astype(float, copy=False)
 
 # %% ../nbs/32_aggregation.ipynb #68775a2a
 def best_labels(
     scores: np.ndarray,  # units x labels scores
-    keys: np.ndarray,  # units x labels tie-breaking keys
+    keys,  # units x labels tie-breaking keys, or a function of the tied rows giving theirs (`VoteState.keys_of`)
     rtol: float = 1e-12,  # scores within `rtol` of the maximum tie
 ) -> tuple:
     "The best label per unit (ties broken by the highest key) and the number of labels tied at the top."
     top = scores.max(axis=1, keepdims=True)
     tied = scores >= top - rtol * np.abs(top)
-    return np.where(tied, keys, -1.0).argmax(axis=1), tied.sum(axis=1)
+    n_tied, lab = tied.sum(axis=1), scores.argmax(axis=1)
+    rows = np.flatnonzero(n_tied > 1)
+    if len(rows):
+        k = keys(rows) if callable(keys) else keys[rows]
+        lab[rows] = np.where(tied[rows], k, -1.0).argmax(axis=1)
+    return lab, n_tied
 
 # %% ../nbs/32_aggregation.ipynb #4cee7ba3
 def worker_hits(
@@ -107,8 +128,8 @@ def worker_hits(
     post: np.ndarray,  # units x labels: the shard's posterior (or one-hot labels)
     n_workers: int,  # number of workers
 ) -> dict:
-    "Per worker: Σ post[u_j, l_j] over the worker's judgments ('hits'), their number ('n'); and Σ_u post ('post'), units."
-    return dict(hits=np.bincount(st.worker, post[st.unit, st.label], n_workers),
+    "Per worker: Σ post[u_j, l_j] over their judgments ('hits') and their number ('n'); Σ_u post ('post'); units."
+    return dict(hits=np.bincount(st.worker, post.ravel()[st.flat], n_workers),
                 n=np.bincount(st.worker, post.sum(1)[st.unit], n_workers), post=post.sum(0), units=st.n_units)
 
 # %% ../nbs/32_aggregation.ipynb #f5ffa314
@@ -127,12 +148,14 @@ def shares(v: np.ndarray) -> np.ndarray:
 # %% ../nbs/32_aggregation.ipynb #d9ede526
 def posterior_of(logits: np.ndarray) -> tuple:
     "Row-normalised exp(logits) and each row's log normaliser (log-sum-exp)."
-    ll = logsumexp(logits, axis=1)
-    return np.exp(logits - ll[:, None]), ll
+    top = logits.max(axis=1, keepdims=True)
+    e = np.exp(logits - top)
+    s = e.sum(axis=1, keepdims=True)
+    return e / s, (top + np.log(s))[:, 0]
 
 def posterior_frame(st: VoteState, post, labels) -> pd.DataFrame:
     "A shard's units x labels posterior with the most probable label ('_label', seeded ties) and ties ('_tied')."
-    lab, n_tied = best_labels(post, st.keys)
+    lab, n_tied = best_labels(post, st.keys_of)
     out = pd.DataFrame(post, index=st.units, columns=pd.Index(labels, name="label"))
     return out.assign(_label=pd.Index(labels)[lab], _tied=n_tied)
 
@@ -150,10 +173,20 @@ def locate_units(st: VoteState, all_units: pd.Index) -> VoteState:
     st.offset = int(all_units.get_indexer(st.units[:1])[0]) if st.n_units else 0
     return st
 
+def vote_states(J, key: int, what: str) -> tuple:
+    "(executor, `VoteState`s with their offsets, all units in shard order) of judgments in memory or on Dask."
+    ex = J.executor()
+    states = ex.map(vote_state, J.shards(), len(J.labels), key, what)
+    if isinstance(J, Judgments):            # shards are consecutive blocks of J.units: offsets add up
+        for st, off in zip(states, np.cumsum([0] + [st.n_units for st in states])): st.offset = int(off)
+        return ex, states, J.units
+    units = in_memory(ex.frame(unit_ids, states)).index
+    return ex, ex.map(locate_units, states, units), units
+
 def accuracy_terms(st: VoteState, post_table: pd.DataFrame) -> tuple:
     "Per judgment: the posterior of the label given (num) and 1 (den): θ = a worker's expected accuracy."
-    post = post_table.reindex(st.units).to_numpy()
-    return post[st.unit, st.label][:, None], np.ones((len(st.unit), 1)), None
+    post = post_table.to_numpy()[st.offset:st.offset + st.n_units]
+    return post.ravel()[st.flat][:, None], np.ones((len(st.unit), 1)), None
 
 # %% ../nbs/32_aggregation.ipynb #89aede86
 class Aggregator:
@@ -165,11 +198,7 @@ class Aggregator:
         J = as_judgments(data, **kwargs)
         self.seed_ = as_rng(self.seed)
         if isinstance(J, Judgments) and J.n_judgments == 0: raise ValueError(f"{self.name}: no judgments")
-        ex = J.executor()
-        key = int(self.seed_.integers(2**63))
-        states = ex.map(vote_state, J.shards(), len(J.labels), key, self.name)
-        units = in_memory(ex.frame(unit_ids, states)).index
-        states = ex.map(locate_units, states, units)
+        ex, states, units = vote_states(J, int(self.seed_.integers(2**63)), self.name)
         self._J, self._ex, self._states, self._units = J, ex, states, units
         self._terms = (accuracy_terms, None)
         return J, ex, states
@@ -190,17 +219,21 @@ def _finish(self: Aggregator, table: pd.DataFrame, labels, workers, theta):
     self.labels_ = lab.rename("label").rename_axis("unit")
     if tied is not None: self.ties_ = pd.Index(table.index[tied.to_numpy() > 1], name="unit")
     self.theta_ = pd.Series(theta, index=workers, name="theta")
-    if self._terms[0] is accuracy_terms:   # vote models: θ against the hard labels; others: against the posterior
-        hard = pd.DataFrame(self.labels_.to_numpy()[:, None] == np.asarray(labels)[None, :], index=table.index, columns=labels)
-        self._terms = (accuracy_terms, hard.astype(float) if self.hard else self.posterior_)
+    if self._terms[0] is accuracy_terms:   # vote models: θ against the hard labels (built when asked); others: post.
+        self._terms = (accuracy_terms, None if self.hard else self.posterior_)
     self.__dict__.pop("theta_ci_", None)
     return self
 
 # %% ../nbs/32_aggregation.ipynb #6a07cb29
 @patch
 def theta_interval(self: Aggregator, n_boot: int = 200, ci: float = 0.95, seed=None) -> pd.DataFrame:
-    "Bootstrap interval of θ per worker: units resampled (multinomial weights), the fitted posterior held (sets `theta_ci_`)."
-    lo_hi = bootstrap_theta(self._ex, self._states, *self._terms, len(self._units), len(self.theta_), n_boot, ci, seed)
+    "Bootstrap interval of θ per worker: units resampled (multinomial weights), the posterior held (sets `theta_ci_`)."
+    if getattr(self, "_states", None) is None: self._vote_states()
+    terms, arg = self._terms
+    if terms is accuracy_terms and arg is None:         # vote models: one-hot of the labels, in unit order
+        lab = pd.Index(self.posterior_.columns if self.posterior_ is not None else self.scores_.columns)
+        arg = pd.DataFrame(onehot(lab.get_indexer(self.labels_.reindex(self._units)), len(lab)), index=self._units)
+    lo_hi = bootstrap_theta(self._ex, self._states, terms, arg, len(self._units), len(self.theta_), n_boot, ci, seed)
     self.theta_ci_ = pd.DataFrame({"theta": self.theta_, "ci_low": lo_hi[:, 0], "ci_high": lo_hi[:, 1]})
     return self.theta_ci_
 
@@ -213,16 +246,16 @@ def fit_predict(self: Aggregator, data, **kwargs) -> pd.Series:
 
 # %% ../nbs/32_aggregation.ipynb #0389916e
 def vote_hits(st: VoteState, skill, n_labels: int, n_workers: int, ties: str = "random") -> dict:
-    "One shard: the (skill-)weighted vote's labels (seeded ties; 'report': tied units count for nobody), each worker's hits."
+    "One shard: the (skill-)weighted vote's labels (seeded ties; 'report': tied units count for nobody), worker hits."
     w = None if skill is None else np.asarray(skill)[st.worker]
-    lab, n_tied = best_labels(unit_votes(st, n_labels, w), st.keys)
+    lab, n_tied = best_labels(unit_votes(st, n_labels, w), st.keys_of)
     return worker_hits(st, onehot(np.where((n_tied > 1) & (ties == "report"), -1, lab), n_labels), n_workers)
 
 def vote_frame(st: VoteState, skill, labels, ties: str = "random") -> pd.DataFrame:
     "One shard's table: vote shares per label, the chosen label and the number of tied labels."
     w = None if skill is None else np.asarray(skill)[st.worker]
     v = unit_votes(st, len(labels), w)
-    lab, n_tied = best_labels(v, st.keys)
+    lab, n_tied = best_labels(v, st.keys_of)
     out = pd.DataFrame(shares(v), index=st.units, columns=pd.Index(labels, name="label"))
     chosen = pd.Series(pd.Index(labels)[lab], index=st.units)
     if ties == "report": chosen = chosen.where(n_tied == 1)
@@ -265,8 +298,10 @@ class ZeroBasedSkill(Aggregator):
     hard = True
     def __init__(self, n_iter: int = 100, lr_init: float = 1.0, lr_steps_to_reduce: int = 20,
                  lr_reduce_factor: float = 0.5, eps: float = 1e-5, seed=None):
-        self.n_iter, self.lr_steps_to_reduce = check_int("n_iter", n_iter), check_int("lr_steps_to_reduce", lr_steps_to_reduce)
-        self.lr_init, self.lr_reduce_factor = check_number("lr_init", lr_init, low=0), check_number("lr_reduce_factor", lr_reduce_factor, low=0)
+        self.n_iter = check_int("n_iter", n_iter)
+        self.lr_steps_to_reduce = check_int("lr_steps_to_reduce", lr_steps_to_reduce)
+        self.lr_init = check_number("lr_init", lr_init, low=0)
+        self.lr_reduce_factor = check_number("lr_reduce_factor", lr_reduce_factor, low=0)
         self.eps = check_number("eps", eps, low=0); as_rng(seed); self.seed = seed
 
     @delegates(as_judgments, but=["data"])
@@ -293,7 +328,8 @@ def onecoin_logits(st: VoteState, skill, prior, n_labels: int) -> np.ndarray:
     s = np.clip(skill, EPS, 1 - EPS)
     c = np.clip((1 - s) / (n_labels - 1), EPS, 1 - EPS) if n_labels > 1 else np.full_like(s, EPS)
     base = np.bincount(st.unit, np.log(c)[st.worker], st.n_units)
-    return np.log(np.maximum(prior, EPS))[None, :] + base[:, None] + unit_votes(st, n_labels, (np.log(s) - np.log(c))[st.worker])
+    vote = unit_votes(st, n_labels, (np.log(s) - np.log(c))[st.worker])
+    return np.log(np.maximum(prior, EPS))[None, :] + base[:, None] + vote
 
 # %% ../nbs/32_aggregation.ipynb #6044af32
 def onecoin_step(st: VoteState, skill, prior, n_labels: int, n_workers: int) -> dict:
@@ -312,7 +348,7 @@ def onecoin_frame(st: VoteState, skill, prior, labels) -> pd.DataFrame:
 
 # %% ../nbs/32_aggregation.ipynb #e9396a2e
 class OneCoinDawidSkene(Aggregator):
-    "One-coin Dawid–Skene: one accuracy per worker, wrong answers uniform over the other labels; EM from the vote shares."
+    "One-coin Dawid–Skene: one accuracy per worker, wrong answers uniform over the other labels; EM from vote shares."
     name = "OneCoinDawidSkene"
     def __init__(self, n_iter: int = 100, tol: float = 1e-5, seed=None):
         self.n_iter, self.tol = check_int("n_iter", n_iter), check_number("tol", tol, low=0)
@@ -342,24 +378,23 @@ class DawidSkene(ModelB):
     @delegates(as_judgments, but=["data"])
     def fit(self, data, **kwargs):
         "Fit as `ModelB.fit`; keep the judgments' shards for the intervals."
-        J = as_judgments(data, **kwargs)
-        super().fit(J)
-        ex = J.executor()
-        states = ex.map(vote_state, J.shards(), len(J.labels), 0, "DawidSkene")
-        units = in_memory(ex.frame(unit_ids, states)).index
-        self._ex, self._states, self._units = ex, ex.map(locate_units, states, units), units
-        self._terms = (confusion_terms, self.posterior_)
+        self._J = as_judgments(data, **kwargs)
+        super().fit(self._J)
+        self._states, self._terms = None, (confusion_terms, self.posterior_)   # the shards' codes: on first interval
         self.__dict__.pop("theta_ci_", None)
         return self
+
+    def _vote_states(self):
+        self._ex, self._states, self._units = vote_states(self._J, 0, "DawidSkene")
 
     theta_interval = Aggregator.theta_interval
     __getattr__ = Aggregator.__getattr__
 
 # %% ../nbs/32_aggregation.ipynb #727ef062
 def mace_logits(st: VoteState, trust, strategy, n_labels: int) -> tuple:
-    "Units x labels log p(T=t, answers) (uniform T) and per judgment p(a | T ≠ a), p(a | T = a); trust = (spam, know) weights."
-    off = trust[st.worker, 0] * strategy[st.worker, st.label]     # p(a | t ≠ a): the worker spams and happens to say a
-    on = off + trust[st.worker, 1]                                 # p(a | t = a): knows it, or spams and says it
+    "Units x labels log p(T=t, answers) (uniform T); per judgment p(a | T ≠ a), p(a | T = a); trust = (spam, know)."
+    off = trust[:, 0][st.worker] * strategy.ravel()[st.wflat]     # p(a | t ≠ a): the worker spams and says a
+    on = off + trust[:, 1][st.worker]                               # p(a | t = a): knows it, or spams and says it
     lo, ln = np.log(np.maximum(off, 1e-300)), np.log(np.maximum(on, 1e-300))
     base = np.bincount(st.unit, lo, st.n_units) - np.log(n_labels)
     return base[:, None] + unit_votes(st, n_labels, ln - lo), off, on
@@ -369,9 +404,9 @@ def mace_counts(st: VoteState, trust, strategy, n_labels: int, n_workers: int) -
     "One shard's E step: expected knowing counts per worker, expected spam counts per (worker, answer), log-likelihood."
     logits, off, on = mace_logits(st, trust, strategy, n_labels)
     post, ll = posterior_of(logits)
-    know = post[st.unit, st.label] * trust[st.worker, 1] / on          # P(S = knowing | answers)
-    return dict(know=np.bincount(st.worker, know, n_workers), ll=ll.sum(),
-                spam=np.bincount(st.worker * n_labels + st.label, 1 - know, n_workers * n_labels).reshape(n_workers, n_labels))
+    know = post.ravel()[st.flat] * trust[:, 1][st.worker] / on          # P(S = knowing | answers)
+    spam = np.bincount(st.wflat, 1 - know, n_workers * n_labels).reshape(n_workers, n_labels)
+    return dict(know=np.bincount(st.worker, know, n_workers), ll=ll.sum(), spam=spam)
 
 def mace_frame(st: VoteState, trust, strategy, labels) -> pd.DataFrame:
     "One shard's MACE posterior table (most probable label, seeded ties)."
@@ -382,7 +417,8 @@ def mace_update(know, spam, method: str, smoothing: float, alpha: float, beta: f
     "M step (EM: smoothed counts) or variational update (VB: exp ψ of the Dirichlet posteriors): (trust, strategy)."
     x = np.stack([spam.sum(1), know], axis=1)
     if method == "em":
-        return (x + smoothing) / (x + smoothing).sum(1, keepdims=True), (spam + smoothing) / (spam + smoothing).sum(1, keepdims=True)
+        norm = lambda c: (c + smoothing) / (c + smoothing).sum(1, keepdims=True)
+        return norm(x), norm(spam)
     x = x + np.array([alpha, beta])
     trust = np.exp(digamma(x) - digamma(x.sum(1, keepdims=True)))
     return trust, np.exp(digamma(spam + gamma) - digamma((spam + gamma).sum(1, keepdims=True)))
@@ -391,19 +427,20 @@ def mace_terms(st: VoteState, params) -> tuple:
     "Per judgment: P(the worker knew the answer | answers) (num) and 1 (den): θ = expected competence."
     trust, strategy = params
     logits, off, on = mace_logits(st, trust, strategy, strategy.shape[1])
-    know = posterior_of(logits)[0][st.unit, st.label] * trust[st.worker, 1] / on
+    know = posterior_of(logits)[0].ravel()[st.flat] * trust[:, 1][st.worker] / on
     return know[:, None], np.ones((len(st.unit), 1)), None
 
 # %% ../nbs/32_aggregation.ipynb #cf718a68
 class MACE(Aggregator):
-    "MACE (Hovy et al. 2013): each worker knows the answer (competence θ) or spams from a strategy ξ; EM or variational Bayes."
+    "MACE (Hovy et al. 2013): each worker knows the answer (competence θ) or spams from a strategy ξ; EM or VB."
     name = "MACE"
     def __init__(self, method: str = "vb", n_starts: int = 10, n_iter: int = 50, smoothing=None,
                  alpha: float = 0.5, beta: float = 0.5, gamma: float = 10.0, init=None, seed=None):
         self.method = check_choice("method", method, ("em", "vb"))
         self.n_starts, self.n_iter = check_int("n_starts", n_starts), check_int("n_iter", n_iter)
         self.smoothing = smoothing
-        self.alpha, self.beta, self.gamma = (check_number(k, v, low=0) for k, v in (("alpha", alpha), ("beta", beta), ("gamma", gamma)))
+        self.alpha, self.beta, self.gamma = (check_number(k, v, low=0)
+                                             for k, v in (("alpha", alpha), ("beta", beta), ("gamma", gamma)))
         self.init = init; as_rng(seed); self.seed = seed
 
     def _starts(self, W, K):
@@ -448,7 +485,7 @@ def predict(
     threshold: float = None,  # keep units whose posterior entropy is at most this
     coverage: float = None,  # or: keep this share of units, the most certain first
 ) -> pd.Series:
-    "Labels of the units whose posterior entropy is at most `threshold`, or of the `coverage` share most certain (others NA)."
+    "Labels of the units whose posterior entropy is at most `threshold`, or of the `coverage` share most certain."
     if threshold is not None and coverage is not None: raise ValueError("give threshold or coverage, not both")
     if coverage is not None:
         coverage = check_number("coverage", coverage, low=0, high=1)
@@ -469,7 +506,7 @@ def glad_estep(st: VoteState, alpha, b, log_prior) -> tuple:
     "One shard's E step: the state with its posterior on the given label per judgment kept, and log-likelihood."
     logits = glad_logits(st, alpha, b, log_prior)[0]
     post, ll = posterior_of(logits)
-    st.p_given = post[st.unit, st.label]
+    st.p_given = post.ravel()[st.flat]
     return st, dict(ll=ll.sum())
 
 # %% ../nbs/32_aggregation.ipynb #8b91cbcd
@@ -491,13 +528,14 @@ def glad_terms(st: VoteState, params) -> tuple:
 
 # %% ../nbs/32_aggregation.ipynb #5b9733e6
 class GLAD(Aggregator):
-    "GLAD (Whitehill et al. 2009): P(correct) = σ(α_i β_u), worker ability α, item easiness β = e^b; EM, M step by scipy."
+    "GLAD (Whitehill et al. 2009): P(correct) = σ(α_i β_u), ability α, easiness β = e^b; EM, M step by scipy."
     name = "GLAD"
     def __init__(self, n_iter: int = 100, tol: float = 1e-5, optimizer: str = "L-BFGS-B", m_step_max_iter: int = 25,
                  m_step_tol: float = 1e-2, alpha_prior: float = 1.0, b_prior: float = 1.0, seed=None):
         self.n_iter, self.tol = check_int("n_iter", n_iter), None if tol is None else check_number("tol", tol, low=0)
         self.optimizer = check_choice("optimizer", optimizer, ("L-BFGS-B", "CG", "BFGS"))
-        self.m_step_max_iter, self.m_step_tol = check_int("m_step_max_iter", m_step_max_iter), check_number("m_step_tol", m_step_tol, low=0)
+        self.m_step_max_iter = check_int("m_step_max_iter", m_step_max_iter)
+        self.m_step_tol = check_number("m_step_tol", m_step_tol, low=0)
         self.alpha_prior, self.b_prior = check_number("alpha_prior", alpha_prior), check_number("b_prior", b_prior)
         as_rng(seed); self.seed = seed
 
@@ -521,7 +559,8 @@ def glad_frame(st, alpha, b, log_prior, labels) -> pd.DataFrame:
 def glad_theta(st, alpha, b, n_workers) -> dict:
     "Per worker: Σ σ(α_i β_u) over the worker's judgments and their number (θ: the model's mean P(correct))."
     x = alpha[st.worker] * np.exp(b[st.offset:st.offset + st.n_units][st.unit])
-    return dict(p=np.bincount(st.worker, expit(x), n_workers), n=np.bincount(st.worker, minlength=n_workers).astype(float))
+    n = np.bincount(st.worker, minlength=n_workers).astype(float)
+    return dict(p=np.bincount(st.worker, expit(x), n_workers), n=n)
 
 # %% ../nbs/32_aggregation.ipynb #ab834730
 @patch
@@ -530,7 +569,8 @@ def fit(self: GLAD, data, **kwargs):
     "EM: the E step over shards, the M step by scipy (`glad_m_step`), until Q per judgment gains less than `tol`."
     J, ex, states = self._start(data, kwargs)
     K, W = len(J.labels), len(J.workers)
-    if K < 2: raise ValueError(f"GLAD needs at least two labels; the judgments hold {list(J.labels)}: declare labels=[...]")
+    if K < 2:
+        raise ValueError(f"GLAD needs at least two labels; the judgments hold {list(J.labels)}: declare labels=[...]")
     units = self._units
     lp, alpha, b, prev = np.full(K, -np.log(K)), np.ones(W), np.ones(len(units)), -np.inf
     self.n_iter_ = 0
@@ -556,18 +596,27 @@ def class_sums(
     n: int,  # number of groups
 ) -> np.ndarray:
     "Groups x classes sums of `values` by `index`."
-    return np.stack([np.bincount(index, values[:, k], n) for k in range(values.shape[1])], axis=1)
+    K = values.shape[1]
+    cells = (index[:, None] * K + np.arange(K)[None, :]).ravel()
+    return np.bincount(cells, values.ravel(), n * K).reshape(n, K)
 
 # %% ../nbs/32_aggregation.ipynb #e307cc11
 def edge_normal(st: VoteState, workers: pd.Index, key: int) -> np.ndarray:
     "Per judgment a N(1, 1) draw from a seeded hash of (unit id, worker id): the same on any sharding."
-    ids = pd.DataFrame({"u": np.asarray(st.units, dtype=object)[st.unit],
-                        "w": np.asarray(workers, dtype=object)[st.worker]})
-    h = pd.util.hash_pandas_object(ids, index=False, hash_key=f"{key % 16**16:016x}").to_numpy()
+    hk = f"{key % 16**16:016x}"
+    hu = pd.util.hash_array(np.asarray(st.units, dtype=object), hash_key=hk, categorize=False)
+    hw = pd.util.hash_array(np.asarray(workers, dtype=object), hash_key=hk, categorize=False)
+    h = mix64(hu[st.unit] ^ mix64(hw[st.worker] + np.uint64(0x9E3779B97F4A7C15)))
     u1 = ((h >> np.uint64(11)).astype(np.float64) + 0.5) / 2.0**53
     z = (h ^ (h >> np.uint64(29))) * np.uint64(0xBF58476D1CE4E5B9)
     u2 = ((z ^ (z >> np.uint64(32))) >> np.uint64(11)).astype(np.float64) / 2.0**53
     return 1 + np.sqrt(-2 * np.log(u1)) * np.cos(2 * np.pi * u2)
+
+def mix64(z: np.ndarray) -> np.ndarray:
+    "SplitMix64's finaliser: a bijection of uint64 that spreads every input bit over the output."
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
 
 def edge_values(st: VoteState, workers: pd.Index, init: pd.Series) -> np.ndarray:
     "Per judgment the value `init` gives its (unit, worker) pair; a pair it lacks is an error naming it."
@@ -581,13 +630,14 @@ def edge_values(st: VoteState, workers: pd.Index, init: pd.Series) -> np.ndarray
 # %% ../nbs/32_aggregation.ipynb #f2fa51bc
 def kos_start(st: VoteState, workers: pd.Index, n_labels: int, key: int, init=None) -> VoteState:
     "A shard's KOS state: A (judgments x classes: +1 if the answer is the class, else -1) and the worker messages y."
-    st.A = np.where(st.label[:, None] == np.arange(n_labels)[None, :], 1.0, -1.0)
+    C = 1 if n_labels == 2 else n_labels            # two labels: class 1's messages are class 0's negated, one suffices
+    st.A = np.where(st.label[:, None] == np.arange(C)[None, :], 1.0, -1.0)
     y = edge_normal(st, workers, key) if init is None else edge_values(st, workers, init)
-    st.y = np.repeat(y[:, None], n_labels, axis=1)
+    st.y = np.repeat(y[:, None], C, axis=1)
     return st
 
 def kos_step(st: VoteState, T, scale, n_workers: int) -> tuple:
-    "One round: y_{j→i} = (T_j − A_ij x_{i→j}) / scale (if T is given), then x_{i→j}; stats: the new worker sums T."
+    "One round: y_{j→i} = (T_j − A_ij x_{i→j}) / scale (if T is given), then x_{i→j}; stats: the worker sums T."
     if T is not None: st.y = (T[st.worker] - st.A * st.x) / scale
     Ay = st.A * st.y
     st.x = class_sums(st.unit, Ay, st.n_units)[st.unit] - Ay
@@ -598,6 +648,7 @@ def kos_scores(st: VoteState, T, scale) -> tuple:
     "The last worker messages (from T, if given) and each unit's score Σ_j A_ij y_{j→i}; stats: its largest |value|."
     if T is not None: st.y = (T[st.worker] - st.A * st.x) / scale
     st.score = class_sums(st.unit, st.A * st.y, st.n_units)
+    if st.n_labels == 2 and st.score.shape[1] == 1: st.score = np.hstack([st.score, -st.score])
     top = np.abs(st.score).max(0, initial=0.0)
     return st, {f"max_score_{k}": float(v) for k, v in enumerate(top)}    # 'max_' keys combine by max (scalars)
 
@@ -607,7 +658,7 @@ def kos_frame(st: VoteState, norm, labels) -> pd.DataFrame:
 
 def kos_hits(st: VoteState, norm, n_workers: int) -> dict:
     "Per worker: agreement with the KOS labels (hits) and their judgments."
-    return worker_hits(st, onehot(best_labels(st.score / norm, st.keys)[0], st.A.shape[1]), n_workers)
+    return worker_hits(st, onehot(best_labels(st.score / norm, st.keys_of)[0], st.score.shape[1]), n_workers)
 
 # %% ../nbs/32_aggregation.ipynb #17dc313d
 class KOS(Aggregator):
@@ -632,7 +683,7 @@ def fit(self: KOS, data, **kwargs):
     K, W = len(J.labels), len(J.workers)
     init = None if self.init is None else pd.Series(self.init, dtype=float)
     states = ex.map(kos_start, states, J.workers, K, int(self.seed_.integers(2**63)), init)
-    T, scale = None, np.ones(K)
+    T, scale = None, np.ones(1 if K == 2 else K)
     for _ in range(self.n_iter):
         states, s = ex.step(kos_step, states, T, scale, W)
         T = s["T"]
@@ -642,7 +693,7 @@ def fit(self: KOS, data, **kwargs):
     norm = np.where(top > 0, top, 1.0)
     if not top.any():
         warnings.warn("KOS: every message vanished (no unit links two workers); each label is a tie broken by seed")
-    rel = np.zeros((W, K)) if T is None else T / scale
+    rel = np.zeros((W, K)) if T is None else np.broadcast_to(T / scale, (W, K))   # K = 2: both classes alike
     self.reliability_ = pd.DataFrame(rel, index=J.workers, columns=J.labels)
     theta = ex.sum(kos_hits, states, norm, W)
     self._finish(ex.frame(kos_frame, states, norm, J.labels), J.labels, J.workers, theta["hits"] / theta["n"])
@@ -709,7 +760,8 @@ def sign_vector(
     d = np.asarray(A.sum(1)).ravel()
     h = sparse.diags(1 / np.sqrt(np.where(d > 0, d, 1)))
     N = h @ A @ h                         # symmetric, same eigenvalues as D⁻¹A; eigenvectors differ by D^½ > 0
-    phi = np.linalg.eigh(N.toarray())[1][:, 0] if k + m <= 1500 else sla.eigsh(N, k=1, which="SA", tol=1e-12)[1][:, 0]
+    if k + m <= 1500: phi = linalg.eigh(N.toarray(), subset_by_index=[0, 0])[1][:, 0]    # the lowest pair only
+    else: phi = sla.eigsh(N, k=1, which="SA", tol=1e-12)[1][:, 0]
     s = np.sign(phi[:k])
     return np.sign(s.sum()) * s
 
@@ -722,7 +774,7 @@ class MMSR(Aggregator):
         self,
         n_iter: int = 10000,  # most MSR rounds
         tol: float = 1e-10,  # stop when ‖u vᵀ − u₀ v₀ᵀ‖_F falls below this
-        signs: str = "observed",  # sign graph on 'observed' pairs, or crowd-kit's ('crowd-kit': unobserved pairs disagree)
+        signs: str = "observed",  # sign graph on 'observed' pairs, or 'crowd-kit' (unobserved pairs disagree)
         init=None,  # starting u = v: a Series by worker (default: seeded U(0, 1))
         seed=None,  # int ≥ 0, None or a numpy Generator: the start and the ties
     ):
@@ -774,18 +826,18 @@ def mmsr_frame(st: VoteState, skill, labels) -> pd.DataFrame:
 
 def mmsr_hits(st: VoteState, skill, n_labels: int, n_workers: int) -> dict:
     "Per worker: agreement with the M-MSR labels (hits) and their judgments."
-    return worker_hits(st, onehot(best_labels(mmsr_votes(st, skill, n_labels), st.keys)[0], n_labels), n_workers)
+    return worker_hits(st, onehot(best_labels(mmsr_votes(st, skill, n_labels), st.keys_of)[0], n_labels), n_workers)
 
 # %% ../nbs/32_aggregation.ipynb #8fecb22f
 def confusion_terms(st: VoteState, post_table: pd.DataFrame) -> tuple:
-    "Per judgment and class k: post_uk [l_j = k] (num) and post_uk (den); per unit post_uk (class weights γ): θ = Σ_k γ_k λ_kk."
+    "Per judgment and class k: q_uk [l_j = k] (num), q_uk (den); per unit q_uk (class weights γ): θ = Σ_k γ_k λ_kk."
     post = post_table.reindex(st.units).to_numpy()
     pj = post[st.unit]
     return pj * (st.label[:, None] == np.arange(post.shape[1])[None, :]), pj, post
 
 # %% ../nbs/32_aggregation.ipynb #14d5b59c
 def boot_sums(st: VoteState, terms, arg, weights, n_workers: int) -> dict:
-    "One shard's bootstrap sums: weights (replicates x all units) times the shard's per-unit worker sums of num, den, γ."
+    "One shard's bootstrap sums: weights (replicates x all units) times its per-unit worker sums of num, den, γ."
     num, den, g = terms(st, arg)
     C = num.shape[1]
     w = weights[:, st.offset:st.offset + st.n_units]
@@ -800,7 +852,7 @@ def boot_sums(st: VoteState, terms, arg, weights, n_workers: int) -> dict:
 # %% ../nbs/32_aggregation.ipynb #9214a7bb
 def bootstrap_theta(ex, states, terms, arg, n_units: int, n_workers: int, n_boot: int = 200, ci: float = 0.95,
                     seed=None, block: int = 50) -> np.ndarray:
-    "Low-level: (ci_low, ci_high) per worker of θ = Σ_k γ_k num_k / den_k, from `n_boot` multinomial resamples of units."
+    "Low-level: (ci_low, ci_high) per worker of θ = Σ_k γ_k num_k / den_k from `n_boot` multinomial resamples of units."
     n_boot, ci = check_int("n_boot", n_boot), check_number("ci", ci, low=0, high=1)
     if not 0 < ci < 1: raise ValueError(f"ci must be strictly between 0 and 1, got {ci}")
     rng, reps = as_rng(seed), []
@@ -854,7 +906,7 @@ def wqs_interval(
     seed=None,  # int ≥ 0, None or a numpy Generator
     **kwargs,
 ) -> pd.DataFrame:
-    "CrowdTruth's WQS by worker with a bootstrap interval (`ci_low`, `ci_high`): units resampled, SQS/RQS held at the fit."
+    "CrowdTruth's WQS by worker with a bootstrap interval (`ci_low`, `ci_high`): units resampled, SQS/RQS held."
     n_boot, ci = check_int("n_boot", n_boot), check_number("ci", ci, low=0, high=1)
     if not 0 < ci < 1: raise ValueError(f"ci must be strictly between 0 and 1, got {ci}")
     res = crowdtruth.run(data, **kwargs)
@@ -882,9 +934,11 @@ def read_gold(
     "Gold labels as a Series by unit; a unit the judgments lack is an error naming it."
     if isinstance(gold, (str, Path)): gold = pd.read_csv(gold)
     if isinstance(gold, pd.DataFrame):
-        if not {"unit", "label"} <= set(gold.columns): raise ValueError(f"gold needs columns unit and label, has {list(gold.columns)}")
+        if not {"unit", "label"} <= set(gold.columns):
+            raise ValueError(f"gold needs columns unit and label, has {list(gold.columns)}")
         gold = gold.set_index("unit")["label"]
-    if not isinstance(gold, pd.Series): raise TypeError(f"gold must be a Series, a DataFrame or a CSV path, not {type(gold).__name__}")
+    if not isinstance(gold, pd.Series):
+        raise TypeError(f"gold must be a Series, a DataFrame or a CSV path, not {type(gold).__name__}")
     unknown = gold.index.difference(units)
     if len(unknown): raise ValueError(f"gold holds {len(unknown)} unit(s) the judgments lack: {list(unknown[:5])}")
     return gold.rename("gold").rename_axis("unit")
