@@ -26,10 +26,12 @@ from .core import FORMATS, LEVELS, Judgments, OptionError, as_judgments, read_ta
 from . import agreement, coref, crowdtruth, crowdtruth_v1, model_b, trust
 
 # %% auto #0
-__all__ = ['AGGREGATE_METHODS', 'build_parser', 'main', 'existing_file', 'split_list', 'as_numbers', 'load_judgments',
+__all__ = ['AGGREGATE_METHODS', 'build_parser', 'one_line', 'main', 'existing_file', 'split_list', 'as_numbers',
+           'declared_labels', 'load_judgments', 'check_wide_header', 'check_wide_tokens', 'numeric_if_possible',
            'option_spec', 'add_options', 'flag_namer', 'print_table', 'check_out_file', 'check_out_dir',
-           'run_crowdtruth', 'run_crowdtruth_v1', 'run_alpha', 'run_kappa', 'run_fleiss', 'run_trust', 'run_coref',
-           'run_dawid_skene', 'run_report', 'run_icc', 'run_aggregate', 'run_spans', 'run_report_spans']
+           'written_files', 'check_no_overwrite', 'write_table', 'run_crowdtruth', 'run_crowdtruth_v1',
+           'describe_judgments', 'run_alpha', 'run_kappa', 'run_fleiss', 'run_trust', 'run_coref', 'run_dawid_skene',
+           'run_report', 'run_icc', 'run_aggregate', 'run_spans', 'run_report_spans']
 
 # %% ../nbs/90_cli.ipynb #6ed5b3f0
 _SUBCOMMANDS = []
@@ -64,7 +66,10 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 # %% ../nbs/90_cli.ipynb #07f9ee93
-def _one_line(e: BaseException, parser=None) -> str:
+def one_line(
+    e: BaseException,  # the exception
+    parser=None,  # the subcommand's parser, to phrase an option error in its flags
+) -> str:
     "The message of an exception on one line; an option error in the flags of `parser`."
     msg = e.phrased(flag_namer(parser)) if isinstance(e, OptionError) and parser is not None else \
         str(e) if not isinstance(e, KeyError) else str(e.args[0] if e.args else e)
@@ -74,7 +79,7 @@ def _one_line(e: BaseException, parser=None) -> str:
 _PENDING = []   # the warning lines of the running command
 
 def _warn(message, category, filename, lineno, file=None, line=None):
-    _PENDING.append(f"crowdnb: warning: {_one_line(Warning(message))}")
+    _PENDING.append(f"crowdnb: warning: {one_line(Warning(message))}")
 
 # %% ../nbs/90_cli.ipynb #9867b1ed
 def _quiet_stdout():
@@ -95,7 +100,7 @@ def main(
         warnings.showwarning = _warn
         try:
             _PENDING.clear()
-            _check_no_overwrite(args)
+            check_no_overwrite(args)
             status = args.run(args) or 0
             for w in _PENDING: print(w, file=sys.stderr)
             sys.stdout.flush()                 # a closed pipe shows up here, not at interpreter exit
@@ -105,7 +110,7 @@ def main(
             return 1
         except (ValueError, TypeError, OSError) as e:
             if args.debug: traceback.print_exc()
-            print(f"crowdnb: error: {_one_line(e, getattr(args, 'parser', None))}", file=sys.stderr)
+            print(f"crowdnb: error: {one_line(e, getattr(args, 'parser', None))}", file=sys.stderr)
             return 2
 
 # %% ../nbs/90_cli.ipynb #60c1c764
@@ -153,7 +158,10 @@ def _input_options(p, what: str = "judgments"):
 # %% ../nbs/90_cli.ipynb #e4a8ab77
 _LONG_ONLY = ("unit", "worker", "label", "sep", "empty", "none_token", "duplicates", "format")
 
-def _declared(labels, J):
+def declared_labels(
+    labels: str | None,  # the value of --labels, e.g. '1,2,3'
+    J: Judgments,  # the judgments read from FILE
+) -> list | None:
     "The `--labels` list, as numbers when the judgments' labels are numbers."
     if labels is None: return None
     items = split_list(labels, "--labels")
@@ -168,13 +176,13 @@ def load_judgments(a) -> Judgments:
         if changed: raise ValueError(f"{', '.join(changed)} appl{'ies' if len(changed) == 1 else 'y'} to a long table, "
                                      "not with --wide")
         df = read_table(a.data, a.delimiter)
-        _check_header(a.data, a.delimiter)
+        check_wide_header(a.data, a.delimiter)
         df = df.set_index(df.columns[0])
         if a.missing is not None: df = df.mask(df.astype(str).apply(lambda c: c.str.strip()) == a.missing)
         if not df.notna().to_numpy().any():
             raise ValueError(f"judgments file {str(a.data)!r} has no judgments: every cell of the wide table is empty")
-        df = _numeric_if_possible(df)
-        _check_tokens(df, a.data)
+        df = numeric_if_possible(df)
+        check_wide_tokens(df, a.data)
         J = Judgments.from_matrix(df)
     else:
         if a.missing is not None:
@@ -182,11 +190,14 @@ def load_judgments(a) -> Judgments:
         kw = dict({k: getattr(a, k) for k in _LONG_ONLY}, delimiter=a.delimiter)
         J = as_judgments(a.data, **kw)
         # declared labels: the file is read again, so that a label outside them is named with its CSV line
-        return J if a.labels is None else as_judgments(a.data, labels=_declared(a.labels, J), **kw)
-    return as_judgments(J, labels=_declared(a.labels, J))
+        return J if a.labels is None else as_judgments(a.data, labels=declared_labels(a.labels, J), **kw)
+    return as_judgments(J, labels=declared_labels(a.labels, J))
 
 # %% ../nbs/90_cli.ipynb #766374ae
-def _check_header(path, delimiter: str) -> None:
+def check_wide_header(
+    path,  # a wide CSV file: unit ids in the first column, a column per worker
+    delimiter: str,  # its field delimiter
+) -> None:
     "A ValueError naming the position of every blank worker name in the header of a wide CSV file."
     import csv
     with open(path, newline="", encoding="utf-8-sig") as f: header = next(csv.reader(f, delimiter=delimiter), [])
@@ -197,7 +208,10 @@ def _check_header(path, delimiter: str) -> None:
                          "name; name every worker column")
 
 # %% ../nbs/90_cli.ipynb #ca8f5002
-def _check_tokens(df: pd.DataFrame, path) -> None:
+def check_wide_tokens(
+    df: pd.DataFrame,  # the wide table as read
+    path,  # its file, named in the message
+) -> None:
     ("A wide table of numbers with a few text cells (a missing-value token such as '*'): an error naming them and "
      "--missing.")
     if all(pd.api.types.is_numeric_dtype(t) for t in df.dtypes): return
@@ -210,7 +224,9 @@ def _check_tokens(df: pd.DataFrame, path) -> None:
                          f"if it marks a missing rating, pass --missing {tokens[0]}")
 
 # %% ../nbs/90_cli.ipynb #98c1c178
-def _numeric_if_possible(df: pd.DataFrame) -> pd.DataFrame:
+def numeric_if_possible(
+    df: pd.DataFrame,  # a table whose cells may be numbers stored as text
+) -> pd.DataFrame:
     "`df` as numbers when every non-missing cell is a number, else unchanged."
     num = df.apply(pd.to_numeric, errors="coerce")
     return num if (num.isna() == df.isna()).all().all() else df
@@ -300,7 +316,9 @@ _OUT_NAMES = {"crowdtruth": ("units.csv", "workers.csv", "annotations.csv", "uni
               "report": ("report.html", "report.ipynb", "summary.csv", "judgments.pkl")}
 _OUT_NAMES["model-b"] = _OUT_NAMES["dawid-skene"]
 
-def _written(a) -> list:
+def written_files(
+    a: argparse.Namespace,  # the parsed arguments of a subcommand
+) -> list:
     "The files the command `a` would write (none without --out)."
     out = getattr(a, "out", None)
     if out is None: return []
@@ -311,17 +329,23 @@ def _written(a) -> list:
     return [Path(out)] if names is None else [Path(out) / n for n in names]
 
 # %% ../nbs/90_cli.ipynb #a26b8941
-def _check_no_overwrite(a) -> None:
+def check_no_overwrite(
+    a: argparse.Namespace,  # the parsed arguments of a subcommand
+) -> None:
     "A ValueError when a file the command would write is one of its input files (FILE, --key, --response, --errors)."
     inputs = [Path(v) for k in ("data", "key", "response", "errors") if (v := getattr(a, k, None)) is not None]
-    for w in _written(a):
+    for w in written_files(a):
         for i in inputs:
             same = os.path.samefile(w, i) if w.exists() and i.exists() else w.resolve() == i.resolve()
             if same: raise ValueError(f"--out {str(a.out)!r} would overwrite the input file {str(i)!r}; "
                                       "write to another file or folder")
 
 # %% ../nbs/90_cli.ipynb #a0e0f859
-def _write_csv(df: pd.DataFrame, path, index: bool = True) -> Path:
+def write_table(
+    df: pd.DataFrame,  # the table
+    path,  # the CSV file to write (its folder must exist)
+    index: bool = True,  # write the index as the first column(s)
+) -> Path:
     "Write `df` to the CSV file `path` (its folder must exist; text never becomes a formula) and say so on stderr."
     check_out_file(path)
     p = Path(path)
@@ -434,7 +458,9 @@ def _alpha_parser(sub):
     p.set_defaults(run=run_alpha, parser=p)
 
 # %% ../nbs/90_cli.ipynb #8e2d71b8
-def _describe(J: Judgments) -> str:
+def describe_judgments(
+    J: Judgments,  # validated judgments
+) -> str:
     "'N workers, M units, K judgments'."
     return f"{J.n_workers} workers, {J.n_units} units, {J.n_judgments} judgments"
 
@@ -453,11 +479,11 @@ def run_alpha(
             r = agreement.alpha_bootstrap(J, level=level, n_boot=a.n_boot, ci=a.ci, seed=a.seed)
             rows.append({"level": level, "alpha": r.alpha, "low": r.low, "high": r.high})
     table = pd.DataFrame(rows).set_index("level")
-    title = f"Krippendorff's alpha ({_describe(J)})"
+    title = f"Krippendorff's alpha ({describe_judgments(J)})"
     if a.n_boot is not None:
         title += f"\n{a.ci:.0%} percentile interval from {a.n_boot} bootstrap resamples of units (seed {a.seed})"
     print_table(table, title)
-    if a.out: _write_csv(table, a.out)
+    if a.out: write_table(table, a.out)
     return 0
 
 # %% ../nbs/90_cli.ipynb #59a5e830
@@ -507,7 +533,7 @@ def run_fleiss(
     "Run `crowdnb fleiss`."
     J = load_judgments(a)
     value = agreement.fleiss_kappa(J, missing=a.missing_ratings)
-    print(f"Fleiss' kappa ({_describe(J)}): {value:.4f}")
+    print(f"Fleiss' kappa ({describe_judgments(J)}): {value:.4f}")
     return 0
 
 # %% ../nbs/90_cli.ipynb #0cfb0c31
@@ -532,11 +558,11 @@ def run_trust(
     check_out_file(a.out)
     J = load_judgments(a)
     t = trust.trust_coefficients(J, level=a.level, threshold=a.threshold, max_workers=a.max_workers)
-    print_table(t, f"trust coefficients ({_describe(J)}; {a.level} alpha of {t.attrs['n_subsets']} subsets, "
+    print_table(t, f"trust coefficients ({describe_judgments(J)}; {a.level} alpha of {t.attrs['n_subsets']} subsets, "
                     f"{t.attrs['n_undefined']} undefined)")
     out = list(t.index[t["outlier"]])
     print(f"outliers (coefficient <= {a.threshold:g}): {', '.join(map(str, out)) if out else 'none'}")
-    if a.out: _write_csv(t, a.out)
+    if a.out: write_table(t, a.out)
     return 0
 
 # %% ../nbs/90_cli.ipynb #8c9d5f62
@@ -576,7 +602,7 @@ def run_coref(
     pooled = t.xs(coref.POOLED, level="document")
     print_table(pooled, f"pooled over {n} document{'s' if n > 1 else ''}")
     if a.per_document: print_table(t.drop(index=coref.POOLED, level="document"), "per document")
-    if a.out: _write_csv(t, a.out)
+    if a.out: write_table(t, a.out)
     return 0
 
 # %% ../nbs/90_cli.ipynb #e2c7dda7
@@ -735,8 +761,9 @@ def run_icc(
     check_out_file(a.out)
     J = load_judgments(a)
     table = icc(J, ci=a.ci, method=a.method)
-    print_table(table.drop(columns="description"), f"intraclass correlations ({_describe(J)}; {table.attrs['method']})")
-    if a.out: _write_csv(table, a.out)
+    title = f"intraclass correlations ({describe_judgments(J)}; {table.attrs['method']})"
+    print_table(table.drop(columns="description"), title)
+    if a.out: write_table(table, a.out)
     return 0
 
 # %% ../nbs/90_cli.ipynb #1bf4c49f
@@ -764,19 +791,6 @@ def _aggregate_parser(sub):
     g.add_argument("--out", metavar="DIR", help="write labels.csv, posterior.csv, workers.csv here")
     g.add_argument("--show", type=int, default=10, metavar="N", help="print at most N workers (default: %(default)s)")
     p.set_defaults(run=run_aggregate, parser=p)
-
-# %% ../nbs/90_cli.ipynb #036faaf1
-def _write_atomic(df: pd.DataFrame, path: Path, index: bool = True) -> Path:
-    "Write `df` as CSV to a temporary file next to `path`, then rename it over `path` (readers never see half a table)."
-    import tempfile
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        write_csv(df, Path(tmp_name), index=index)
-        os.replace(tmp_name, path)
-    finally:
-        if os.path.exists(tmp_name): os.unlink(tmp_name)
-    return path
 
 # %% ../nbs/90_cli.ipynb #1b2575eb
 def _aggregate_tables(J: Judgments, est, gold, n_boot: int, ci: float, seed) -> dict:
@@ -808,12 +822,12 @@ def run_aggregate(
     t = _aggregate_tables(J, est, gold, a.n_boot, a.ci, a.seed)
     acc = "" if gold is None else f"; accuracy on {int(t['labels']['correct'].notna().sum())} gold units: " \
                                   f"{t['labels']['correct'].mean():.4f}"
-    print(f"{type(est).__name__} ({_describe(J)}){acc}\n")
+    print(f"{type(est).__name__} ({describe_judgments(J)}){acc}\n")
     print_table(t["workers"].sort_values("theta", kind="stable"), "workers, lowest theta first", a.show)
     if a.out:
         out = Path(a.out)
         out.mkdir(parents=True, exist_ok=True)
-        for name, df in t.items(): _write_atomic(df, out / f"{name}.csv")
+        for name, df in t.items(): write_csv(df, out / f"{name}.csv")
         print(f"wrote {', '.join(f'{k}.csv' for k in t)} to {out}", file=sys.stderr)
     return 0
 
@@ -868,7 +882,7 @@ def run_spans(
         print(f"token-level Krippendorff's alpha: {sp.token_agreement(S, 'alpha'):.4f}")
     if a.out:
         Path(a.out).mkdir(parents=True, exist_ok=True)
-        _write_csv(pairs, Path(a.out) / "pairwise.csv"); _write_csv(summary, Path(a.out) / "agreement.csv")
+        write_table(pairs, Path(a.out) / "pairwise.csv"); write_table(summary, Path(a.out) / "agreement.csv")
     return 0
 
 # %% ../nbs/90_cli.ipynb #e39c6a82

@@ -23,10 +23,11 @@ from scipy import sparse
 # %% auto #0
 __all__ = ['prange', 'LEVELS', 'FORMATS', 'DEFAULTS', 'PASS_THROUGH', 'BACKENDS', 'show_progress', 'progress_bar', 'engine',
            'kernel', 'Opt', 'OptionError', 'Placeholder', 'OptionTypeError', 'as_rng', 'check_choice', 'check_int',
-           'check_number', 'check_level', 'check_bool', 'divide', 'group_runs', 'shared_data', 'rows_msg', 'Judgments',
-           'canonical_frame', 'detect_format', 'read_table', 'csv_lines', 'as_judgments', 'option_owners',
-           'role_columns', 'table_judgments', 'is_dask_frame', 'frame_backend', 'backend_judgments', 'atomic_write',
-           'write_csv', 'loop_design', 'design_matrix', 'Simulation', 'simulate_crowd']
+           'check_number', 'check_level', 'check_bool', 'divide', 'group_runs', 'shared_data', 'rows_msg',
+           'parse_answers', 'Judgments', 'id_codes', 'canonical_frame', 'apply_empty', 'codes_from_table',
+           'detect_format', 'read_table', 'csv_lines', 'as_judgments', 'option_owners', 'role_columns',
+           'table_judgments', 'is_dask_frame', 'frame_backend', 'backend_judgments', 'atomic_write', 'write_csv',
+           'loop_design', 'design_matrix', 'Simulation', 'simulate_crowd']
 
 # %% ../nbs/00_core.ipynb #d6ab251b
 def show_progress(
@@ -370,16 +371,19 @@ def _answer_table(s: pd.Series, sep):
     return table, np.where(codes < 0, len(table) - 1, codes)
 
 # %% ../nbs/00_core.ipynb #1ac10ee8
-def _parse_answers(s: pd.Series, label, sep, line_offset) -> tuple[list, np.ndarray]:
-    ("Raw answer column -> (distinct answers as label tuples, str or number labels never mixed; the answer of each "
-     "row), vectorised for plain columns.")
+def parse_answers(
+    s: pd.Series,  # the raw answer column
+    label,  # its name, for messages
+    sep,  # the separator of several labels in one answer, or None
+    line_offset,  # how rows are named in messages (see `rows_msg`)
+) -> tuple[list, np.ndarray]:
+    "(the distinct answers as label tuples, strings or numbers never mixed; each row's answer) of an answer column."
     fast = _answer_table(s, sep)
     if fast is not None: return fast
     s = _plain(s)
     kind = pd.api.types.infer_dtype(s, skipna=True)
     if kind in ("integer", "floating", "mixed-integer-float") and s.dtype != object:
-        v = s.to_numpy(float)
-        bad = np.flatnonzero(np.isinf(v))
+        bad = np.flatnonzero(np.isinf(s.to_numpy(float)))
         if len(bad): raise ValueError(f"label column {label!r} holds an infinite value at {rows_msg(bad, line_offset)}")
     answers = [_split_answer(v, sep) for v in s.tolist()]    # lists, mixed types: check each label
     kinds = {}
@@ -464,12 +468,17 @@ def __repr__(self: Judgments):
 # %% ../nbs/00_core.ipynb #bcd12b88
 def _check_ids(df, col, what, line_offset):
     "The id column, checked (no missing or blank ids) and canonical (text stripped, whole floats as ints)."
-    return _id_codes(df, col, what, line_offset)[0]
+    return id_codes(df, col, what, line_offset)[0]
 
 # %% ../nbs/00_core.ipynb #6dd1dc64
 _TEXT_KINDS = ("string", "mixed", "mixed-integer", "mixed-integer-float", "boolean")   # ids read as text
 
-def _id_codes(df, col, what, line_offset):
+def id_codes(
+    df: pd.DataFrame,  # the table
+    col,  # the id column
+    what: str,  # its role ('unit', 'worker', 'dimension'), for messages
+    line_offset,  # how rows are named in messages (see `rows_msg`)
+):
     "`_check_ids` and, for text ids, their sorted codes and ids (as `pd.factorize(..., sort=True)` gives), else None."
     s = df[col]
     if isinstance(s.dtype, (pd.StringDtype, pd.CategoricalDtype)) or s.dtype == object:   # ids checked per distinct id
@@ -537,8 +546,8 @@ def canonical_frame(df, unit="unit", worker="worker", label="label", **kwargs):
 # %% ../nbs/00_core.ipynb #0f5fdb7f
 def _base_frame(df, unit, worker, dimension, started, submitted, line_offset):
     "The canonical frame's id and time columns, checked, and the unit and worker codes when they are known (else None)."
-    units, ucodes = _id_codes(df, unit, "unit", line_offset)
-    workers, wcodes = _id_codes(df, worker, "worker", line_offset)
+    units, ucodes = id_codes(df, unit, "unit", line_offset)
+    workers, wcodes = id_codes(df, worker, "worker", line_offset)
     out = pd.DataFrame({"unit": units, "worker": workers}).reset_index(drop=True)
     if dimension is not None: out["dimension"] = _check_ids(df, dimension, "dimension", line_offset).to_numpy()
     for k, col in (("started", started), ("submitted", submitted)):
@@ -548,7 +557,14 @@ def _base_frame(df, unit, worker, dimension, started, submitted, line_offset):
     return out, ucodes, wcodes
 
 # %% ../nbs/00_core.ipynb #0627025f
-def _apply_empty(table, ids, label, empty, none_token, line_offset):
+def apply_empty(
+    table: list,  # the distinct answers, as label tuples
+    ids: np.ndarray,  # each row's answer (an index into `table`)
+    label,  # the answer column's name, for messages
+    empty: str,  # the policy: 'error', 'drop' or 'label'
+    none_token,  # the label of an empty answer with `empty='label'`
+    line_offset,  # how rows are named in messages (see `rows_msg`)
+):
     ("The empty-answer policy on the distinct answers: (answers, their sizes, each row's answer, the rows whose answer"
      " is empty).")
     size = np.fromiter(map(len, table), np.int64, count=len(table))
@@ -583,7 +599,12 @@ def _label_index(table, used, ids, labels, add_none, none_token, rows, label, li
     return labels
 
 # %% ../nbs/00_core.ipynb #22c3e5c4
-def _codes_from_table(table, size, ids, labels):
+def codes_from_table(
+    table: list,  # the distinct answers, as label tuples
+    size: np.ndarray,  # the number of labels of each distinct answer
+    ids: np.ndarray,  # each row's answer (an index into `table`)
+    labels: pd.Index,  # the label set
+) -> tuple[np.ndarray, np.ndarray]:
     "Flat (row, label code) pairs from the distinct answers (`table`, their `size`s) and each row's answer (`ids`)."
     first = np.cumsum(size) - size
     flat = labels.get_indexer(list(chain.from_iterable(table)))
@@ -618,8 +639,8 @@ def _frame_and_codes(df, unit="unit", worker="worker", label="label", *, sep=Non
     check_choice("duplicates", duplicates, ("error", "last", "count"))
     labels = _label_set(labels)
     out, ucodes, wcodes = _base_frame(df, unit, worker, dimension, started, submitted, line_offset)
-    table, ids = _parse_answers(df[label], label, sep, line_offset)   # distinct answers, and each row's
-    table, size, ids, empties = _apply_empty(table, ids, label, empty, none_token, line_offset)
+    table, ids = parse_answers(df[label], label, sep, line_offset)   # distinct answers, and each row's
+    table, size, ids, empties = apply_empty(table, ids, label, empty, none_token, line_offset)
     tuples = np.fromiter(table, dtype=object, count=len(table))
     out["labels"] = tuples[ids]                               # shared tuple objects, one per distinct answer
     out["count"], out["_row"] = 1, np.arange(len(df))
@@ -635,7 +656,7 @@ def _frame_and_codes(df, unit="unit", worker="worker", label="label", *, sep=Non
     dup = _duplicated(out, key, {"unit": ucodes, "worker": wcodes})
     if not dup.any():
         ids_ = None if ucodes is None or wcodes is None else (*ucodes, *wcodes)
-        return _source_rows(out, line_offset), labels, _codes_from_table(table, size, ids, labels), ids_
+        return _source_rows(out, line_offset), labels, codes_from_table(table, size, ids, labels), ids_
     out = _resolve_duplicates(out, dup, key, duplicates, submitted, line_offset)
     return _source_rows(out, line_offset), labels, None, None
 
