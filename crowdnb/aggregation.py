@@ -853,8 +853,7 @@ def boot_sums(st: VoteState, terms, arg, weights, n_workers: int) -> dict:
 def bootstrap_theta(ex, states, terms, arg, n_units: int, n_workers: int, n_boot: int = 200, ci: float = 0.95,
                     seed=None, block: int = 50) -> np.ndarray:
     "Low-level: (ci_low, ci_high) per worker of θ = Σ_k γ_k num_k / den_k from `n_boot` multinomial resamples of units."
-    n_boot, ci = check_int("n_boot", n_boot), check_number("ci", ci, low=0, high=1)
-    if not 0 < ci < 1: raise ValueError(f"ci must be strictly between 0 and 1, got {ci}")
+    n_boot, ci = check_int("n_boot", n_boot), check_number("ci", ci, low=0, high=1, low_open=True, high_open=True)
     rng, reps = as_rng(seed), []
     for b0 in range(0, n_boot, block):
         b = min(block, n_boot - b0)
@@ -907,8 +906,7 @@ def wqs_interval(
     **kwargs,
 ) -> pd.DataFrame:
     "CrowdTruth's WQS by worker with a bootstrap interval (`ci_low`, `ci_high`): units resampled, SQS/RQS held."
-    n_boot, ci = check_int("n_boot", n_boot), check_number("ci", ci, low=0, high=1)
-    if not 0 < ci < 1: raise ValueError(f"ci must be strictly between 0 and 1, got {ci}")
+    n_boot, ci = check_int("n_boot", n_boot), check_number("ci", ci, low=0, high=1, low_open=True, high_open=True)
     res = crowdtruth.run(data, **kwargs)
     ex, last = res.executor, res.trace[-1]
     units = in_memory(ex.frame(wqs_units, res.states)).index

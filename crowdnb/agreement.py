@@ -15,6 +15,7 @@ import pandas as pd
 from fastcore.meta import delegates
 from scipy import sparse
 
+from .core import Opt, OptionError, OptionTypeError, Placeholder
 from .core import (Judgments, as_judgments, as_rng, check_choice, check_int, check_level, check_number,
                           progress_bar, shared_data)
 from .engine import Shard
@@ -120,12 +121,12 @@ def _pick_pair(j: Judgments, workers, what) -> np.ndarray:
     "Positions of the two chosen workers in `j.workers` (both, if `workers` is None and there are exactly two)."
     if workers is None:
         if j.n_workers != 2:
-            raise ValueError(f"{what} compares two workers; the judgments have {j.n_workers} ({_ids(j.workers)}): "
-                             "pass workers=(a, b)")
+            raise OptionError("workers", None, f"{what} compares two workers; the judgments have {j.n_workers} "
+                              f"({_ids(j.workers)}): pass ", Opt("workers", (Placeholder("a"), Placeholder("b"))))
         return np.array([0, 1])
     if isinstance(workers, (str, bytes)) or not isinstance(workers, (list, tuple, pd.Index, np.ndarray)) \
             or len(workers) != 2:
-        raise TypeError(f"workers must be a pair (a, b) of worker ids, not {workers!r}")
+        raise OptionTypeError("workers", workers, Opt("workers"), f" must be a pair (a, b) of worker ids, not {workers!r}")
     pick = j.workers.get_indexer(list(workers))
     if (pick < 0).any() and all(isinstance(w, str) for w in workers):     # '7' for worker 7, e.g. from a command line
         pick = pd.Index(j.workers.astype(str)).get_indexer(list(workers))
@@ -141,8 +142,8 @@ def _two_workers(j: Judgments, workers, weights, what):
     single_label(j, what)
     pick = _pick_pair(j, workers, what)
     if weights != "identity" and j.labels.dtype.kind not in "iuf" and not j.closed:
-        raise ValueError(f"weights={weights!r} need ordered labels; the labels are strings ({_ids(j.labels)}): "
-                         "pass labels= in their scale order")
+        raise OptionError("weights", weights, Opt("weights", weights), f" need ordered labels; the labels are strings "
+                          f"({_ids(j.labels)}): pass ", Opt("labels", kw=True), " in their scale order")
     m = j.label_matrix(missing=-1)[:, pick]
     both = (m >= 0).all(axis=1)
     if not both.any(): raise ValueError(f"no unit was judged by both workers {list(j.workers[pick])}")
@@ -360,12 +361,15 @@ def _check_values(level, values):
     if level in ("interval", "ratio"):
         v = np.asarray(values)
         if v.dtype.kind not in "fiu":
-            raise TypeError(f"level={level!r} needs numeric labels, not {_ids(pd.Index(v))}: use level='nominal', "
-                            "or level='ordinal' with labels= in their scale order")
+            raise OptionTypeError("level", level, Opt("level", level), f" needs numeric labels, not {_ids(pd.Index(v))}: "
+                                  "use ", Opt("level", "nominal"), ", or ", Opt("level", "ordinal"), " with ",
+                                  Opt("labels", kw=True), " in their scale order")
         if not np.isfinite(v.astype(float)).all():
-            raise ValueError(f"level={level!r} needs finite values; the labels hold {v[~np.isfinite(v.astype(float))][0]!r}")
+            raise OptionError("level", level, Opt("level", level), " needs finite values; the labels hold "
+                              f"{v[~np.isfinite(v.astype(float))][0]!r}")
         if level == "ratio" and (v.astype(float) < 0).any():
-            raise ValueError(f"level='ratio' needs non-negative values (a ratio scale has an absolute zero); "
+            raise OptionError("level", level, Opt("level", "ratio"), " needs non-negative values (a ratio scale has an "
+                              "absolute zero); "
                              f"the labels hold {v[v.astype(float) < 0][0]!r}")
 
 # %% ../nbs/20_agreement.ipynb #8ef0459c
@@ -376,8 +380,8 @@ def alpha_scale(j: Judgments, level: str, what: str) -> np.ndarray:
     lab, numeric = j.labels, j.labels.dtype.kind in "iuf"
     _check_values(level, np.asarray(lab) if level in ("interval", "ratio") else np.zeros(0))
     if level == "ordinal" and not numeric and not j.closed:
-        raise ValueError(f"level='ordinal' needs the order of the string labels ({_ids(lab)}): pass labels= in their "
-                         "scale order")
+        raise OptionError("level", level, Opt("level", "ordinal"), f" needs the order of the string labels ({_ids(lab)}): "
+                          "pass ", Opt("labels", kw=True), " in their scale order")
     if numeric and (level != "ordinal" or lab.is_monotonic_increasing): return lab.to_numpy()
     return np.arange(len(lab))
 

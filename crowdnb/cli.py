@@ -7,23 +7,31 @@ Docs: https://crowdnb.github.io/crowdnb/cli.html.md"""
 # %% ../nbs/90_cli.ipynb #573bfd5a
 from __future__ import annotations
 import argparse
+import functools
+import inspect
 import os
-import re
 import sys
 import textwrap
 import traceback
 import warnings
 from pathlib import Path
+from typing import Literal, get_args, get_origin
 
 import numpy as np
 import pandas as pd
+from fastcore.docments import docments
 
 from . import __version__
-from .core import FORMATS, LEVELS, Judgments, as_judgments, read_table, write_csv, DEFAULTS
+from .core import FORMATS, LEVELS, Judgments, OptionError, as_judgments, read_table, write_csv, DEFAULTS
 from . import agreement, coref, crowdtruth, crowdtruth_v1, model_b, trust
 
 # %% auto #0
-__all__ = ['AGGREGATE_METHODS', 'build_parser', 'main']
+__all__ = ['AGGREGATE_METHODS', 'build_parser', 'one_line', 'main', 'existing_file', 'split_list', 'as_numbers',
+           'declared_labels', 'load_judgments', 'check_wide_header', 'check_wide_tokens', 'numeric_if_possible',
+           'option_spec', 'add_options', 'flag_namer', 'print_table', 'check_out_file', 'check_out_dir',
+           'written_files', 'check_no_overwrite', 'write_table', 'run_crowdtruth', 'run_crowdtruth_v1',
+           'describe_judgments', 'run_alpha', 'run_kappa', 'run_fleiss', 'run_trust', 'run_coref', 'run_dawid_skene',
+           'run_report', 'run_icc', 'run_aggregate', 'run_spans', 'run_report_spans']
 
 # %% ../nbs/90_cli.ipynb #6ed5b3f0
 _SUBCOMMANDS = []
@@ -58,16 +66,20 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 # %% ../nbs/90_cli.ipynb #07f9ee93
-def _one_line(e: BaseException) -> str:
-    "The message of an exception on one line."
-    msg = str(e) if not isinstance(e, KeyError) else str(e.args[0] if e.args else e)
+def one_line(
+    e: BaseException,  # the exception
+    parser=None,  # the subcommand's parser, to phrase an option error in its flags
+) -> str:
+    "The message of an exception on one line; an option error in the flags of `parser`."
+    msg = e.phrased(flag_namer(parser)) if isinstance(e, OptionError) and parser is not None else \
+        str(e) if not isinstance(e, KeyError) else str(e.args[0] if e.args else e)
     return " ".join(msg.split()) or type(e).__name__
 
 # %% ../nbs/90_cli.ipynb #c39ebf46
 _PENDING = []   # the warning lines of the running command
 
 def _warn(message, category, filename, lineno, file=None, line=None):
-    _PENDING.append(f"crowdnb: warning: {_flagged(_one_line(Warning(message)))}")
+    _PENDING.append(f"crowdnb: warning: {one_line(Warning(message))}")
 
 # %% ../nbs/90_cli.ipynb #9867b1ed
 def _quiet_stdout():
@@ -88,7 +100,7 @@ def main(
         warnings.showwarning = _warn
         try:
             _PENDING.clear()
-            _check_no_overwrite(args)
+            check_no_overwrite(args)
             status = args.run(args) or 0
             for w in _PENDING: print(w, file=sys.stderr)
             sys.stdout.flush()                 # a closed pipe shows up here, not at interpreter exit
@@ -98,11 +110,11 @@ def main(
             return 1
         except (ValueError, TypeError, OSError) as e:
             if args.debug: traceback.print_exc()
-            print(f"crowdnb: error: {_flagged(_one_line(e))}", file=sys.stderr)
+            print(f"crowdnb: error: {one_line(e, getattr(args, 'parser', None))}", file=sys.stderr)
             return 2
 
 # %% ../nbs/90_cli.ipynb #60c1c764
-def _existing(path, what: str) -> Path:
+def existing_file(path, what: str) -> Path:
     "`path` as a Path, or a ValueError naming the file when it does not exist or is a folder."
     p = Path(path)
     if not p.exists(): raise ValueError(f"{what} file {str(p)!r} does not exist")
@@ -110,14 +122,14 @@ def _existing(path, what: str) -> Path:
     return p
 
 # %% ../nbs/90_cli.ipynb #fa8d48ec
-def _split_list(text: str, option: str) -> list:
+def split_list(text: str, option: str) -> list:
     "Comma-separated items of an option value, stripped; a ValueError for an empty item."
     items = [t.strip() for t in str(text).split(",")]
     if not all(items): raise ValueError(f"{option} {text!r} has an empty item; give comma-separated values like a,b,c")
     return items
 
 # %% ../nbs/90_cli.ipynb #f6035ffa
-def _as_numbers(items, option: str, integer: bool = False) -> list:
+def as_numbers(items, option: str, integer: bool = False) -> list:
     "Items converted to numbers (int if `integer`), or a ValueError naming the option and the item."
     out = []
     for t in items:
@@ -131,24 +143,14 @@ def _as_numbers(items, option: str, integer: bool = False) -> list:
 
 # %% ../nbs/90_cli.ipynb #a046321d
 def _input_options(p, what: str = "judgments"):
-    "Add the FILE argument and the input option group (the names and defaults of `crowdnb.core.as_judgments`)."
+    "Add the FILE argument and the input options: the parameters of `crowdnb.core.as_judgments`, plus --wide."
     p.add_argument("data", metavar="FILE", help=f"{what}: a long CSV table, one row per judgment "
                                                 "(or a units x workers table with --wide)")
     g = p.add_argument_group("input (as crowdnb.core.as_judgments)")
-    g.add_argument("--unit", default="unit", metavar="COL", help="column of the unit (item) ids (default: %(default)s)")
-    g.add_argument("--worker", default="worker", metavar="COL", help="column of the worker (rater) ids (default: %(default)s)")
-    g.add_argument("--label", default="label", metavar="COL", help="column of the answers (default: %(default)s)")
-    g.add_argument("--labels", metavar="A,B,C", help="the label set in its order: a closed task, and the scale order "
-                   "of ordinal data (default: the labels that occur, sorted)")
-    g.add_argument("--sep", metavar="S", help="separator of several labels in one answer, e.g. '|' (default: one label per answer)")
-    g.add_argument("--empty", default="error", choices=["error", "drop", "label"],
-                   help="an empty answer: error, drop the judgment, or record it as --none-token (default: %(default)s)")
-    g.add_argument("--none-token", default="none", metavar="T", help="the label of an empty answer with --empty label (default: %(default)s)")
-    g.add_argument("--duplicates", default="error", choices=["error", "last", "count"],
-                   help="a worker judging a unit twice: error, keep the last, or count both (default: %(default)s)")
-    g.add_argument("--format", default="long", choices=[*FORMATS, "auto"],
-                   help="column convention of a platform export; auto detects it (default: %(default)s)")
-    g.add_argument("--delimiter", default=",", metavar="D", help="CSV field delimiter (default: ',')")
+    add_options(g, as_judgments, "unit", "worker", "label", "labels", "sep", "empty", "none_token", "duplicates",
+                "format", "delimiter", unit=dict(metavar="COL"), worker=dict(metavar="COL"), label=dict(metavar="COL"),
+                labels=dict(metavar="A,B,C"), sep=dict(metavar="S"), none_token=dict(metavar="T"),
+                format=dict(choices=[*FORMATS, "auto"]), delimiter=dict(metavar="D"))
     g.add_argument("--wide", action="store_true", help="FILE is wide: a row per unit (ids in the first column), "
                    "a column per worker, empty cells missing")
     g.add_argument("--missing", metavar="TOKEN", help="with --wide: a cell holding TOKEN is missing too")
@@ -156,38 +158,46 @@ def _input_options(p, what: str = "judgments"):
 # %% ../nbs/90_cli.ipynb #e4a8ab77
 _LONG_ONLY = ("unit", "worker", "label", "sep", "empty", "none_token", "duplicates", "format")
 
-def _declared(labels, J):
+def declared_labels(
+    labels: str | None,  # the value of --labels, e.g. '1,2,3'
+    J: Judgments,  # the judgments read from FILE
+) -> list | None:
     "The `--labels` list, as numbers when the judgments' labels are numbers."
     if labels is None: return None
-    items = _split_list(labels, "--labels")
-    return _as_numbers(items, "--labels", integer=pd.api.types.is_integer_dtype(J.labels.dtype)) \
+    items = split_list(labels, "--labels")
+    return as_numbers(items, "--labels", integer=pd.api.types.is_integer_dtype(J.labels.dtype)) \
         if pd.api.types.is_numeric_dtype(J.labels.dtype) else items
 
 # %% ../nbs/90_cli.ipynb #fee6c320
-def _load(a) -> Judgments:
+def load_judgments(a) -> Judgments:
     "Judgments from FILE and the input options: a long table through `as_judgments`, or `--wide` through `from_matrix`."
     if a.wide:
         changed = [f"--{k.replace('_', '-')}" for k in _LONG_ONLY if getattr(a, k) != DEFAULTS[k]]
-        if changed: raise ValueError(f"{', '.join(changed)} appl{'ies' if len(changed) == 1 else 'y'} to a long table, not with --wide")
+        if changed: raise ValueError(f"{', '.join(changed)} appl{'ies' if len(changed) == 1 else 'y'} to a long table, "
+                                     "not with --wide")
         df = read_table(a.data, a.delimiter)
-        _check_header(a.data, a.delimiter)
+        check_wide_header(a.data, a.delimiter)
         df = df.set_index(df.columns[0])
         if a.missing is not None: df = df.mask(df.astype(str).apply(lambda c: c.str.strip()) == a.missing)
         if not df.notna().to_numpy().any():
             raise ValueError(f"judgments file {str(a.data)!r} has no judgments: every cell of the wide table is empty")
-        df = _numeric_if_possible(df)
-        _check_tokens(df, a.data)
+        df = numeric_if_possible(df)
+        check_wide_tokens(df, a.data)
         J = Judgments.from_matrix(df)
     else:
-        if a.missing is not None: raise ValueError("--missing applies to a wide table (--wide); in a long table leave the answer empty")
+        if a.missing is not None:
+            raise ValueError("--missing applies to a wide table (--wide); in a long table leave the answer empty")
         kw = dict({k: getattr(a, k) for k in _LONG_ONLY}, delimiter=a.delimiter)
         J = as_judgments(a.data, **kw)
         # declared labels: the file is read again, so that a label outside them is named with its CSV line
-        return J if a.labels is None else as_judgments(a.data, labels=_declared(a.labels, J), **kw)
-    return as_judgments(J, labels=_declared(a.labels, J))
+        return J if a.labels is None else as_judgments(a.data, labels=declared_labels(a.labels, J), **kw)
+    return as_judgments(J, labels=declared_labels(a.labels, J))
 
 # %% ../nbs/90_cli.ipynb #766374ae
-def _check_header(path, delimiter: str) -> None:
+def check_wide_header(
+    path,  # a wide CSV file: unit ids in the first column, a column per worker
+    delimiter: str,  # its field delimiter
+) -> None:
     "A ValueError naming the position of every blank worker name in the header of a wide CSV file."
     import csv
     with open(path, newline="", encoding="utf-8-sig") as f: header = next(csv.reader(f, delimiter=delimiter), [])
@@ -198,45 +208,85 @@ def _check_header(path, delimiter: str) -> None:
                          "name; name every worker column")
 
 # %% ../nbs/90_cli.ipynb #ca8f5002
-def _check_tokens(df: pd.DataFrame, path) -> None:
-    "A wide table of numbers with a few text cells (a missing-value token such as '*'): an error naming them and --missing."
+def check_wide_tokens(
+    df: pd.DataFrame,  # the wide table as read
+    path,  # its file, named in the message
+) -> None:
+    ("A wide table of numbers with a few text cells (a missing-value token such as '*'): an error naming them and "
+     "--missing.")
     if all(pd.api.types.is_numeric_dtype(t) for t in df.dtypes): return
     num = df.apply(pd.to_numeric, errors="coerce")
     text = df.notna() & num.isna()
     if num.notna().to_numpy().sum() > text.to_numpy().sum():
         tokens = sorted({str(v).strip() for v in df.to_numpy()[text.to_numpy()]})
-        raise ValueError(f"judgments file {str(path)!r}: a wide table of numbers holds the text {', '.join(map(repr, tokens[:5]))}; "
+        raise ValueError(f"judgments file {str(path)!r}: a wide table of numbers holds the text "
+                         f"{', '.join(map(repr, tokens[:5]))}; "
                          f"if it marks a missing rating, pass --missing {tokens[0]}")
 
 # %% ../nbs/90_cli.ipynb #98c1c178
-def _numeric_if_possible(df: pd.DataFrame) -> pd.DataFrame:
+def numeric_if_possible(
+    df: pd.DataFrame,  # a table whose cells may be numbers stored as text
+) -> pd.DataFrame:
     "`df` as numbers when every non-missing cell is a number, else unchanged."
     num = df.apply(pd.to_numeric, errors="coerce")
     return num if (num.isna() == df.isna()).all().all() else df
 
-# %% ../nbs/90_cli.ipynb #85d12b02
-_OPTION_NAMES = ("unit", "worker", "label", "labels", "sep", "empty", "none_token", "duplicates", "format", "delimiter",
-                 "level", "weights", "seed", "tol", "max_iter", "n_starts", "n_boot", "ci", "threshold", "missing",
-                 "eps", "method", "max_workers", "tie_tol", "subtract", "job_id", "malformed", "blanc", "workers",
-                 "n_population", "batch", "chunk_mb")
-_KW = re.compile(r"\b(" + "|".join(_OPTION_NAMES) + r")=('[^']*'|\"[^\"]*\"|\[[^\]]*\]|\([^)]*\)|[^\s,;)]+|(?=[\s.,;]|$))")
-_LEAD = re.compile(r"(^|[;:] )(" + "|".join(_OPTION_NAMES) + r") (must|should|has|holds|is|repeats)\b")
-_LEADV = re.compile(r"(^|[;:] )(" + "|".join(_OPTION_NAMES) + r") '([^']*)'")
+# %% ../nbs/90_cli.ipynb #699ed531
+@functools.lru_cache(maxsize=None)
+def option_spec(
+    fn,  # a library function or class
+    name: str,  # one of its parameters
+) -> dict:
+    "argparse keywords of the option for parameter `name` of `fn`: default, type, choices and help from its signature."
+    d = docments(fn, full=True)[name]
+    default = None if d["default"] is inspect.Parameter.empty else d["default"]
+    kw = dict(default=default, help=(d["docment"] or "").replace("%", "%%"))
+    if isinstance(default, bool): return dict(kw, action="store_false" if default else "store_true")
+    anno = d["anno"]
+    if isinstance(anno, str):                       # `from __future__ import annotations`: evaluated where written
+        try: anno = eval(anno, vars(sys.modules[fn.__module__]))
+        except Exception: anno = None
+    if get_origin(anno) is Literal: return dict(kw, choices=list(get_args(anno)))
+    kinds = {anno, *get_args(anno)}
+    typ = int if int in kinds else float if float in kinds else None
+    return dict(kw, type=typ or (type(default) if type(default) in (int, float) else None))
 
-def _flagged(message: str) -> str:
-    "A library error message with Python keywords (`duplicates='last'`, `max_iter must`) phrased as flags."
-    def kw(m):
-        v = m.group(2)
-        if v[:1] in ("'", '"') and v[-1] == v[0]: v = v[1:-1]
-        elif v.startswith("["): v = ",".join(x.strip().strip("'\"") for x in v[1:-1].split(","))
-        elif v.startswith("("): v = " ".join(x.strip().strip("'\"") for x in v[1:-1].split(","))
-        return f"--{m.group(1).replace('_', '-')}" + (f" {v}" if v else "")
-    message = _KW.sub(kw, message)
-    message = _LEADV.sub(lambda m: f"{m.group(1)}--{m.group(2).replace('_', '-')} {m.group(3)}", message)
-    return _LEAD.sub(lambda m: f"{m.group(1)}--{m.group(2).replace('_', '-')} {m.group(3)}", message)
+# %% ../nbs/90_cli.ipynb #ec6464e4
+def add_options(
+    group,  # an argparse parser or argument group
+    fn,  # the library function (or class) the options are handed to
+    *names: str,  # its parameters that become options, flag `--max-iter` for `max_iter`
+    **custom,  # per parameter, argparse keywords the command line sets itself: metavar, nargs, `flag`, `none`, ...
+) -> None:
+    "Add an option per parameter of `fn` to `group`, with the default, type, choices and help of the library."
+    for name in names:
+        kw = {**option_spec(fn, name), **custom.get(name, {})}
+        flag, none = kw.pop("flag", "--" + name.replace("_", "-")), kw.pop("none", None)   # none: what None does
+        kw.setdefault("dest", flag[2:].replace("-", "_"))
+        d = kw["default"]
+        if (d is not None or none) and "action" not in kw:
+            shown = none or (" ".join(map(str, d)) if isinstance(d, list) else
+                             repr(d) if isinstance(d, str) and not d.isidentifier() else str(d))
+            kw["help"] += f" (default: {shown})"
+        group.add_argument(flag, **kw).param = name
+
+# %% ../nbs/90_cli.ipynb #4fd3cd98
+def flag_namer(
+    parser: argparse.ArgumentParser,  # the subcommand's parser
+):
+    "A namer for `OptionError.phrased`: an option as the flag of `parser` that sets it, a value as that flag takes it."
+    by_param = {getattr(a, "param", a.dest): a for a in parser._actions if a.option_strings}
+    def namer(opt) -> str:
+        a = by_param.get(opt.name)
+        if a is None: return opt.flag()
+        if not opt.value: return a.option_strings[-1]
+        v = opt.value[0]
+        if isinstance(v, (list, tuple)): v = (" " if a.nargs in (2, "+", "*") else ",").join(map(str, v))
+        return f"{a.option_strings[-1]} {v}"
+    return namer
 
 # %% ../nbs/90_cli.ipynb #c6dd6efb
-def _print_table(df: pd.DataFrame, title: str = None, show: int = None) -> None:
+def print_table(df: pd.DataFrame, title: str = None, show: int = None) -> None:
     "Print `df` (at most `show` rows) with 4-decimal numbers, under an optional title."
     if title: print(title)
     n = len(df)
@@ -246,15 +296,16 @@ def _print_table(df: pd.DataFrame, title: str = None, show: int = None) -> None:
     print()
 
 # %% ../nbs/90_cli.ipynb #ce9021f5
-def _check_out_file(path) -> None:
-    "Raise a ValueError unless `path` (the `--out` file; None: no file) can be written: not a folder, in an existing folder."
+def check_out_file(path) -> None:
+    ("Raise a ValueError unless `path` (the `--out` file; None: no file) can be written: not a folder, in an existing "
+     "folder.")
     if path is None: return
     p = Path(path)
     if p.is_dir(): raise ValueError(f"--out {str(p)!r} is a folder; give a file name such as {str(p / 'result.csv')!r}")
     if not p.parent.is_dir(): raise ValueError(f"--out {str(p)!r}: folder {str(p.parent)!r} does not exist")
 
 # %% ../nbs/90_cli.ipynb #c8577da8
-def _check_out_dir(path) -> None:
+def check_out_dir(path) -> None:
     "Raise a ValueError when `path` (the `--out` folder; None: no folder) exists and is not a folder."
     if path is not None and Path(path).exists() and not Path(path).is_dir():
         raise ValueError(f"--out {str(path)!r} exists and is not a folder")
@@ -265,7 +316,9 @@ _OUT_NAMES = {"crowdtruth": ("units.csv", "workers.csv", "annotations.csv", "uni
               "report": ("report.html", "report.ipynb", "summary.csv", "judgments.pkl")}
 _OUT_NAMES["model-b"] = _OUT_NAMES["dawid-skene"]
 
-def _written(a) -> list:
+def written_files(
+    a: argparse.Namespace,  # the parsed arguments of a subcommand
+) -> list:
     "The files the command `a` would write (none without --out)."
     out = getattr(a, "out", None)
     if out is None: return []
@@ -276,19 +329,25 @@ def _written(a) -> list:
     return [Path(out)] if names is None else [Path(out) / n for n in names]
 
 # %% ../nbs/90_cli.ipynb #a26b8941
-def _check_no_overwrite(a) -> None:
+def check_no_overwrite(
+    a: argparse.Namespace,  # the parsed arguments of a subcommand
+) -> None:
     "A ValueError when a file the command would write is one of its input files (FILE, --key, --response, --errors)."
     inputs = [Path(v) for k in ("data", "key", "response", "errors") if (v := getattr(a, k, None)) is not None]
-    for w in _written(a):
+    for w in written_files(a):
         for i in inputs:
             same = os.path.samefile(w, i) if w.exists() and i.exists() else w.resolve() == i.resolve()
             if same: raise ValueError(f"--out {str(a.out)!r} would overwrite the input file {str(i)!r}; "
                                       "write to another file or folder")
 
 # %% ../nbs/90_cli.ipynb #a0e0f859
-def _write_csv(df: pd.DataFrame, path, index: bool = True) -> Path:
+def write_table(
+    df: pd.DataFrame,  # the table
+    path,  # the CSV file to write (its folder must exist)
+    index: bool = True,  # write the index as the first column(s)
+) -> Path:
     "Write `df` to the CSV file `path` (its folder must exist; text never becomes a formula) and say so on stderr."
-    _check_out_file(path)
+    check_out_file(path)
     p = Path(path)
     write_csv(df, p, index=index)
     print(f"wrote {p}", file=sys.stderr)
@@ -297,42 +356,44 @@ def _write_csv(df: pd.DataFrame, path, index: bool = True) -> Path:
 # %% ../nbs/90_cli.ipynb #aa14c2fa
 @_subcommand
 def _crowdtruth_parser(sub):
-    p = sub.add_parser("crowdtruth", formatter_class=_Formatter, help="CrowdTruth 2.0 unit, worker and annotation quality",
+    p = sub.add_parser("crowdtruth", formatter_class=_Formatter,
+                       help="CrowdTruth 2.0 unit, worker and annotation quality",
                        description="CrowdTruth 2.0 quality scores (UQS, WQS, AQS, UAS) of a judgments file "
                                    "(crowdnb.crowdtruth.run). Without --labels or --closed the task is open-ended: "
                                    "every answer that occurs is an annotation, and annotation quality is fixed at 1.",
                        epilog="example:\n  crowdnb crowdtruth judgments.csv --unit sentence --worker annotator "
                               "--label relations --sep '|' --labels cause,treat,none --out results/")
     _input_options(p)
-    g = p.add_argument_group("task")
-    t = g.add_mutually_exclusive_group()
-    t.add_argument("--closed", action="store_true", help="closed task with the labels seen in the file (default with --labels)")
-    t.add_argument("--open", action="store_true", help="open-ended task: annotation quality fixed at 1 (default without --labels)")
-    g = p.add_argument_group("method")
-    g.add_argument("--reference-compatible", action="store_true",
-                   help="reproduce the crowdtruth 2.1 package (its tolerance, clamping, dropped units; "
-                        "add --empty drop for its handling of empty answers)")
-    g.add_argument("--tol", type=float, help="fixed-point tolerance (default: 1e-6; 1e-3 with --reference-compatible)")
-    g.add_argument("--max-iter", type=int, help="maximum number of iterations (default: 100; 1000 with --reference-compatible)")
+    t = p.add_argument_group("task").add_mutually_exclusive_group()
+    t.add_argument("--closed", action="store_true",
+                   help="closed task with the labels seen in the file (default with --labels)")
+    t.add_argument("--open", action="store_true",
+                   help="open-ended task: annotation quality fixed at 1 (default without --labels)")
+    add_options(p.add_argument_group("method"), crowdtruth.run, "reference", "tol", "max_iter",
+                reference=dict(flag="--reference-compatible"))
     g = p.add_argument_group("output")
-    g.add_argument("--out", metavar="DIR", help="write units.csv, workers.csv, annotations.csv, unit_annotation.csv here")
-    g.add_argument("--show", type=int, default=10, metavar="N", help="print at most N units and workers (default: %(default)s)")
-    p.set_defaults(run=_crowdtruth_run)
+    g.add_argument("--out", metavar="DIR",
+                   help="write units.csv, workers.csv, annotations.csv, unit_annotation.csv here")
+    g.add_argument("--show", type=int, default=10, metavar="N",
+                   help="print at most N units and workers (default: %(default)s)")
+    p.set_defaults(run=run_crowdtruth, parser=p)
 
 # %% ../nbs/90_cli.ipynb #ce678004
-def _crowdtruth_run(a) -> int:
+def run_crowdtruth(
+    a: argparse.Namespace,  # the parsed arguments of the subcommand
+) -> int:
     "Run `crowdnb crowdtruth`."
-    _check_out_dir(a.out)
+    check_out_dir(a.out)
     if a.open and a.labels is not None: raise ValueError("--labels declares a closed task; it cannot go with --open")
-    J = _load(a)
+    J = load_judgments(a)
     open_ended = True if a.open else (False if a.closed else None)
     res = crowdtruth.run(J, open_ended=open_ended, reference=a.reference_compatible, tol=a.tol, max_iter=a.max_iter)
     print(f"{res!r}\n")
-    _print_table(res.annotations[["aqs", "judgments"]], "annotation quality (AQS)")
+    print_table(res.annotations[["aqs", "judgments"]], "annotation quality (AQS)")
     w = res.workers[["wqs", "wsa", "wwa", "units"]].sort_values("wqs", kind="stable")
-    _print_table(w, "workers, lowest quality (WQS) first", a.show)
+    print_table(w, "workers, lowest quality (WQS) first", a.show)
     u = res.units[["uqs", "judgments"]].sort_values("uqs", kind="stable")
-    _print_table(u, "units, lowest quality (UQS) first", a.show)
+    print_table(u, "units, lowest quality (UQS) first", a.show)
     if not res.converged: warnings.warn(f"the fixed point did not converge in {len(res.history)} iterations; "
                                         "raise --max-iter or --tol")
     if a.out:
@@ -347,29 +408,32 @@ def _crowdtruth_run(a) -> int:
 # %% ../nbs/90_cli.ipynb #a920f129
 @_subcommand
 def _crowdtruth_v1_parser(sub):
-    p = sub.add_parser("crowdtruth-v1", formatter_class=_Formatter, help="CrowdTruth 1.0 worker, sentence and relation metrics",
+    p = sub.add_parser("crowdtruth-v1", formatter_class=_Formatter,
+                       help="CrowdTruth 1.0 worker, sentence and relation metrics",
                        description="CrowdTruth 1.0 metrics of a judgments file, written as the two Excel workbooks "
                                    "(crowdnb.crowdtruth_v1.metrics and write_workbooks).",
                        epilog="example:\n  crowdnb crowdtruth-v1 judgments.csv --unit sentence --worker annotator "
                               "--label relations --sep '|' --job-id 123 --out results/")
     _input_options(p)
-    p.add_argument("--subtract", choices=["worker_sentence_score", "cosine"], default="worker_sentence_score",
-                   help="what the worker-relation score subtracts from relation clarity (default: %(default)s)")
-    p.add_argument("--job-id", metavar="ID", help="job id in the workbook names (default: the file name without extension)")
+    add_options(p, crowdtruth_v1.metrics, "subtract", subtract=dict(choices=["worker_sentence_score", "cosine"]))
+    p.add_argument("--job-id", metavar="ID",
+                   help="job id in the workbook names (default: the file name without extension)")
     p.add_argument("--out", metavar="DIR", required=True, help="folder for the two workbooks (created if needed)")
     p.add_argument("--show", type=int, default=10, metavar="N", help="print at most N workers (default: %(default)s)")
-    p.set_defaults(run=_crowdtruth_v1_run)
+    p.set_defaults(run=run_crowdtruth_v1, parser=p)
 
 # %% ../nbs/90_cli.ipynb #1f20ff63
-def _crowdtruth_v1_run(a) -> int:
+def run_crowdtruth_v1(
+    a: argparse.Namespace,  # the parsed arguments of the subcommand
+) -> int:
     "Run `crowdnb crowdtruth-v1`."
-    _check_out_dir(a.out)
+    check_out_dir(a.out)
     job = crowdtruth_v1.job_name(a.job_id if a.job_id is not None else Path(a.data).stem)   # checked before the work
-    J = _load(a)
+    J = load_judgments(a)
     res = crowdtruth_v1.metrics(J, subtract=a.subtract)
     print(f"{res!r}\n")
-    _print_table(res.relations, "relations")
-    _print_table(res.workers.sort_values("agreement", kind="stable"), "workers, lowest agreement first", a.show)
+    print_table(res.relations, "relations")
+    print_table(res.workers.sort_values("agreement", kind="stable"), "workers, lowest agreement first", a.show)
     for path in crowdtruth_v1.write_workbooks(res, job, a.out): print(f"wrote {path}", file=sys.stderr)
     return 0
 
@@ -383,26 +447,30 @@ def _alpha_parser(sub):
                               "--level ordinal --n-boot 1000 --seed 1 --out alpha.csv\n"
                               "  crowdnb alpha reliability.csv --wide --missing '*' --level nominal interval")
     _input_options(p, "ratings")
-    g = p.add_argument_group("method")
-    g.add_argument("--level", nargs="+", default=["nominal"], choices=list(LEVELS) + ["masi", "jaccard"], metavar="LEVEL",
-                   help="one or more of nominal, ordinal, interval, ratio (default: nominal); ordinal text labels "
-                        "take their order from --labels; masi, jaccard: set distances of multi-label answers (--sep)")
-    g.add_argument("--n-boot", type=int, metavar="N", help="add a percentile interval from N bootstrap resamples of units")
-    g.add_argument("--ci", type=float, default=0.95, help="coverage of the interval (default: %(default)s)")
-    g.add_argument("--seed", type=int, help="seed of the bootstrap (default: fresh randomness)")
+    add_options(p.add_argument_group("method"), agreement.alpha_bootstrap, "level", "n_boot", "ci", "seed",
+                level=dict(nargs="+", default=["nominal"], choices=[*LEVELS, "masi", "jaccard"], metavar="LEVEL",
+                           help="one or more of nominal, ordinal, interval, ratio; ordinal text labels take their "
+                                "order from --labels; masi, jaccard: set distances of multi-label answers (--sep)"),
+                n_boot=dict(default=None, metavar="N",
+                            help="add a percentile interval from N bootstrap resamples of units"),
+                seed=dict(type=int))
     p.add_argument("--out", metavar="FILE.csv", help="write the table (level, alpha[, low, high]) to this CSV file")
-    p.set_defaults(run=_alpha_run)
+    p.set_defaults(run=run_alpha, parser=p)
 
 # %% ../nbs/90_cli.ipynb #8e2d71b8
-def _describe(J: Judgments) -> str:
+def describe_judgments(
+    J: Judgments,  # validated judgments
+) -> str:
     "'N workers, M units, K judgments'."
     return f"{J.n_workers} workers, {J.n_units} units, {J.n_judgments} judgments"
 
 # %% ../nbs/90_cli.ipynb #bcb0676c
-def _alpha_run(a) -> int:
+def run_alpha(
+    a: argparse.Namespace,  # the parsed arguments of the subcommand
+) -> int:
     "Run `crowdnb alpha`."
-    _check_out_file(a.out)
-    J = _load(a)
+    check_out_file(a.out)
+    J = load_judgments(a)
     rows = []
     for level in dict.fromkeys(a.level):
         if a.n_boot is None:
@@ -411,11 +479,11 @@ def _alpha_run(a) -> int:
             r = agreement.alpha_bootstrap(J, level=level, n_boot=a.n_boot, ci=a.ci, seed=a.seed)
             rows.append({"level": level, "alpha": r.alpha, "low": r.low, "high": r.high})
     table = pd.DataFrame(rows).set_index("level")
-    title = f"Krippendorff's alpha ({_describe(J)})"
+    title = f"Krippendorff's alpha ({describe_judgments(J)})"
     if a.n_boot is not None:
         title += f"\n{a.ci:.0%} percentile interval from {a.n_boot} bootstrap resamples of units (seed {a.seed})"
-    _print_table(table, title)
-    if a.out: _write_csv(table, a.out)
+    print_table(table, title)
+    if a.out: write_table(table, a.out)
     return 0
 
 # %% ../nbs/90_cli.ipynb #59a5e830
@@ -427,16 +495,17 @@ def _kappa_parser(sub):
                        epilog="example:\n  crowdnb kappa coding.csv --unit item --worker coder --label code "
                               "--workers ann bob --weights quadratic --labels low,mid,high")
     _input_options(p, "ratings")
-    p.add_argument("--workers", nargs=2, metavar=("A", "B"), help="the two workers to compare (default: the file must hold exactly two)")
-    p.add_argument("--weights", choices=["identity", "linear", "quadratic"], default="identity",
-                   help="disagreement weights, in the order of --labels (default: %(default)s, i.e. unweighted)")
+    add_options(p, agreement.cohen_kappa, "workers", "weights", workers=dict(nargs=2, metavar=("A", "B")),
+                weights=dict(choices=["identity", "linear", "quadratic"]))
     p.add_argument("--scott", action="store_true", help="Scott's pi (pooled chance model) instead of Cohen's kappa")
-    p.set_defaults(run=_kappa_run)
+    p.set_defaults(run=run_kappa, parser=p)
 
 # %% ../nbs/90_cli.ipynb #32c19f7f
-def _kappa_run(a) -> int:
+def run_kappa(
+    a: argparse.Namespace,  # the parsed arguments of the subcommand
+) -> int:
     "Run `crowdnb kappa`."
-    J = _load(a)
+    J = load_judgments(a)
     fn, name = (agreement.scott_pi, "Scott's pi") if a.scott else (agreement.cohen_kappa, "Cohen's kappa")
     value = fn(J, workers=a.workers, weights=a.weights)
     w1, w2 = a.workers if a.workers else J.workers
@@ -453,17 +522,18 @@ def _fleiss_parser(sub):
                        description="Fleiss' kappa of a judgments file (crowdnb.agreement.fleiss_kappa).",
                        epilog="example:\n  crowdnb fleiss ratings.csv --unit item --worker coder --label code")
     _input_options(p, "ratings")
-    p.add_argument("--missing-ratings", choices=["pooled", "gwet"], default="pooled",
-                   help="units judged by fewer workers: each unit's own workers with a pooled chance model, or Gwet's "
-                        "convention (the library's missing=; default: %(default)s)")
-    p.set_defaults(run=_fleiss_run)
+    add_options(p, agreement.fleiss_kappa, "missing",
+                missing=dict(flag="--missing-ratings", choices=["pooled", "gwet"]))
+    p.set_defaults(run=run_fleiss, parser=p)
 
 # %% ../nbs/90_cli.ipynb #a8c65465
-def _fleiss_run(a) -> int:
+def run_fleiss(
+    a: argparse.Namespace,  # the parsed arguments of the subcommand
+) -> int:
     "Run `crowdnb fleiss`."
-    J = _load(a)
+    J = load_judgments(a)
     value = agreement.fleiss_kappa(J, missing=a.missing_ratings)
-    print(f"Fleiss' kappa ({_describe(J)}): {value:.4f}")
+    print(f"Fleiss' kappa ({describe_judgments(J)}): {value:.4f}")
     return 0
 
 # %% ../nbs/90_cli.ipynb #0cfb0c31
@@ -475,25 +545,24 @@ def _trust_parser(sub):
                        epilog="example:\n  crowdnb trust ratings.csv --unit item --worker rater --label score "
                               "--level ordinal --threshold 0.5 --out trust.csv")
     _input_options(p, "ratings")
-    g = p.add_argument_group("method")
-    g.add_argument("--level", default="nominal", choices=list(LEVELS), help="level of measurement (default: %(default)s)")
-    g.add_argument("--threshold", type=float, default=0.5, help="outlier when the coefficient is <= this (default: %(default)s)")
-    g.add_argument("--max-workers", type=int, default=trust.MAX_WORKERS, metavar="K",
-                   help="refuse more than K workers (2^K subsets; default: %(default)s)")
+    add_options(p.add_argument_group("method"), trust.trust_coefficients, "level", "threshold", "max_workers",
+                level=dict(choices=list(LEVELS)), max_workers=dict(metavar="K"))
     p.add_argument("--out", metavar="FILE.csv", help="write the table of coefficients to this CSV file")
-    p.set_defaults(run=_trust_run)
+    p.set_defaults(run=run_trust, parser=p)
 
 # %% ../nbs/90_cli.ipynb #4571aa54
-def _trust_run(a) -> int:
+def run_trust(
+    a: argparse.Namespace,  # the parsed arguments of the subcommand
+) -> int:
     "Run `crowdnb trust`."
-    _check_out_file(a.out)
-    J = _load(a)
+    check_out_file(a.out)
+    J = load_judgments(a)
     t = trust.trust_coefficients(J, level=a.level, threshold=a.threshold, max_workers=a.max_workers)
-    _print_table(t, f"trust coefficients ({_describe(J)}; {a.level} alpha of {t.attrs['n_subsets']} subsets, "
+    print_table(t, f"trust coefficients ({describe_judgments(J)}; {a.level} alpha of {t.attrs['n_subsets']} subsets, "
                     f"{t.attrs['n_undefined']} undefined)")
     out = list(t.index[t["outlier"]])
     print(f"outliers (coefficient <= {a.threshold:g}): {', '.join(map(str, out)) if out else 'none'}")
-    if a.out: _write_csv(t, a.out)
+    if a.out: write_table(t, a.out)
     return 0
 
 # %% ../nbs/90_cli.ipynb #8c9d5f62
@@ -502,39 +571,38 @@ def _coref_parser(sub):
     p = sub.add_parser("coref", formatter_class=_Formatter, help="coreference metrics of a response against a key",
                        description="Recall, precision and F1 of coreference metrics, pooled over documents "
                                    "(crowdnb.coref.read_conll, score).",
-                       epilog="example:\n  crowdnb coref key.conll response.conll --metrics muc bcub ceafe conll --per-document")
+                       epilog="example:\n  crowdnb coref key.conll response.conll --metrics muc bcub ceafe conll "
+                              "--per-document")
     p.add_argument("key", metavar="KEY.conll", help="the gold (key) CoNLL-2012 file")
     p.add_argument("response", metavar="RESPONSE.conll", help="the system (response) CoNLL-2012 file")
-    p.add_argument("--metrics", nargs="+", metavar="M", default=None,
-                   help=f"some of {', '.join(coref.METRICS)} (default: all)")
-    p.add_argument("--per-document", action="store_true", help="also print the scores of each document")
-    p.add_argument("--no-singletons", action="store_true", help="leave out entities with a single mention")
-    p.add_argument("--add-response-mentions", action="store_true",
-                   help="add mentions found only in the response to the key as singletons")
-    p.add_argument("--blanc", choices=["reference", "luo2014"], default="reference",
-                   help="BLANC's rule when the key has no coreference or no non-coreference links (default: %(default)s)")
-    p.add_argument("--missing-documents", choices=["error", "empty"], default="error",
-                   help="key documents absent from the response: error, or score as empty (default: %(default)s)")
-    p.add_argument("--malformed", choices=["error", "skip"], default="error",
-                   help="a coreference cell that is neither '-' nor brackets: error naming the line, or skip it "
-                        "with a warning (default: %(default)s)")
-    p.add_argument("--out", metavar="FILE.csv", help="write the table (document, metric, recall, precision, f1) to this CSV file")
-    p.set_defaults(run=_coref_run)
+    add_options(p, coref.score, "metrics", "per_document", "singletons", "add_response_mentions", "blanc", "missing",
+                metrics=dict(nargs="+", metavar="M", none="all"),
+                per_document=dict(action="store_true", default=False, help="also print the scores of each document"),
+                singletons=dict(flag="--no-singletons", dest="singletons",
+                                help="leave out entities with a single mention"),
+                blanc=dict(choices=["reference", "luo2014"]),
+                missing=dict(flag="--missing-documents", choices=["error", "empty"]))
+    add_options(p, coref.read_conll, "malformed", malformed=dict(choices=["error", "skip"]))
+    p.add_argument("--out", metavar="FILE.csv",
+                   help="write the table (document, metric, recall, precision, f1) to this CSV file")
+    p.set_defaults(run=run_coref, parser=p)
 
 # %% ../nbs/90_cli.ipynb #b2ce23a1
-def _coref_run(a) -> int:
+def run_coref(
+    a: argparse.Namespace,  # the parsed arguments of the subcommand
+) -> int:
     "Run `crowdnb coref`."
-    key, response = _existing(a.key, "key"), _existing(a.response, "response")
-    _check_out_file(a.out)
+    key, response = existing_file(a.key, "key"), existing_file(a.response, "response")
+    check_out_file(a.out)
     key, response = coref.read_conll(key, malformed=a.malformed), coref.read_conll(response, malformed=a.malformed)
-    t = coref.score(key, response, metrics=a.metrics, singletons=not a.no_singletons,
+    t = coref.score(key, response, metrics=a.metrics, singletons=a.singletons,
                     add_response_mentions=a.add_response_mentions, blanc=a.blanc, per_document=a.per_document,
                     missing=a.missing_documents)
     n = len(key)
     pooled = t.xs(coref.POOLED, level="document")
-    _print_table(pooled, f"pooled over {n} document{'s' if n > 1 else ''}")
-    if a.per_document: _print_table(t.drop(index=coref.POOLED, level="document"), "per document")
-    if a.out: _write_csv(t, a.out)
+    print_table(pooled, f"pooled over {n} document{'s' if n > 1 else ''}")
+    if a.per_document: print_table(t.drop(index=coref.POOLED, level="document"), "per document")
+    if a.out: write_table(t, a.out)
     return 0
 
 # %% ../nbs/90_cli.ipynb #e2c7dda7
@@ -545,22 +613,18 @@ def _dawid_skene_parser(sub):
                        description="Fit annotation model B (Dawid-Skene) to a judgments file by EM from one or more "
                                    "starts (crowdnb.model_b.ModelB); one label per judgment, repeated judgments "
                                    "counted with --duplicates count.",
-                       epilog="example:\n  crowdnb dawid-skene judgments.csv --unit item --worker annotator --label answer "
+                       epilog="example:\n  crowdnb dawid-skene judgments.csv --unit item --worker annotator "
+                              "--label answer "
                               "--method smoothed --n-starts 20 --seed 1 --out model_b/")
     _input_options(p)
-    g = p.add_argument_group("method")
-    g.add_argument("--method", choices=["em", "smoothed", "anneal"], default="em",
-                   help="plain EM, smoothed EM then EM (the paper's), or dual annealing then EM (default: %(default)s)")
-    g.add_argument("--n-starts", type=int, default=1, metavar="N",
-                   help="number of starts: the first from vote shares, the others random (default: %(default)s)")
-    g.add_argument("--eps", type=float, default=0.1, help="smoothing of --method smoothed (default: %(default)s)")
-    g.add_argument("--seed", type=int, help="seed of the random starts (default: fresh randomness)")
-    g.add_argument("--max-iter", type=int, default=100_000, help="EM iteration cap per start (default: %(default)s)")
-    g.add_argument("--tol", type=float, default=1e-10, help="EM stops when no parameter moves more than this (default: %(default)s)")
+    add_options(p.add_argument_group("method"), model_b.ModelB, "method", "n_starts", "eps", "seed", "max_iter", "tol",
+                method=dict(choices=["em", "smoothed", "anneal"]), n_starts=dict(metavar="N"), seed=dict(type=int))
     g = p.add_argument_group("output")
-    g.add_argument("--out", metavar="DIR", help="write units.csv, workers.csv, labels.csv, confusion.csv, optima.csv here")
-    g.add_argument("--show", type=int, default=10, metavar="N", help="print at most N workers and units (default: %(default)s)")
-    p.set_defaults(run=_dawid_skene_run)
+    g.add_argument("--out", metavar="DIR",
+                   help="write units.csv, workers.csv, labels.csv, confusion.csv, optima.csv here")
+    g.add_argument("--show", type=int, default=10, metavar="N",
+                   help="print at most N workers and units (default: %(default)s)")
+    p.set_defaults(run=run_dawid_skene, parser=p)
 
 # %% ../nbs/90_cli.ipynb #3c1503e9
 def _dawid_skene_tables(J: Judgments, m) -> dict:
@@ -573,10 +637,12 @@ def _dawid_skene_tables(J: Judgments, m) -> dict:
                 confusion=m.confusion_, units=units, optima=m.optima_)
 
 # %% ../nbs/90_cli.ipynb #d804aaac
-def _dawid_skene_run(a) -> int:
+def run_dawid_skene(
+    a: argparse.Namespace,  # the parsed arguments of the subcommand
+) -> int:
     "Run `crowdnb dawid-skene`."
-    _check_out_dir(a.out)
-    J = _load(a)
+    check_out_dir(a.out)
+    J = load_judgments(a)
     m = model_b.ModelB(method=a.method, n_starts=a.n_starts, eps=a.eps, seed=a.seed, max_iter=a.max_iter,
                        tol=a.tol).fit(J)
     t = _dawid_skene_tables(J, m)
@@ -584,10 +650,10 @@ def _dawid_skene_run(a) -> int:
     print(f"model B (Dawid-Skene): {J.n_units} units, {J.n_workers} workers, {J.n_labels} labels; "
           f"{len(m.optima_)} distinct optim{'a' if len(m.optima_) > 1 else 'um'} from {a.n_starts} start"
           f"{'s' if a.n_starts > 1 else ''}, best log L = {m.log_lik_:.4f} (reached by {int(top['visits'])})\n")
-    _print_table(t["labels"], "label probabilities (gamma)")
-    _print_table(t["workers"].sort_values("theta", kind="stable"),
+    print_table(t["labels"], "label probabilities (gamma)")
+    print_table(t["workers"].sort_values("theta", kind="stable"),
                  "workers, lowest probability of a correct answer (theta) first", a.show)
-    _print_table(t["units"][["label", "probability"]].sort_values("probability", kind="stable"),
+    print_table(t["units"][["label", "probability"]].sort_values("probability", kind="stable"),
                  "units, least certain first", a.show)
     if not m.converged_: warnings.warn(f"EM stopped at --max-iter {a.max_iter} before converging")
     if a.out:
@@ -600,34 +666,32 @@ def _dawid_skene_run(a) -> int:
 # %% ../nbs/90_cli.ipynb #1464a04d
 @_subcommand
 def _report_parser(sub):
-    p = sub.add_parser("report", formatter_class=_Formatter, help="an annotation-quality report (HTML, notebook, summary.csv)",
+    from crowdnb import report as rp
+    p = sub.add_parser("report", formatter_class=_Formatter,
+                       help="an annotation-quality report (HTML, notebook, summary.csv)",
                        description="Execute the report notebook of crowdnb on a judgments file: agreement, CrowdTruth, "
                                    "Dawid-Skene, trust coefficients and a summary of whom to trust and what is unclear "
-                                   "(crowdnb.report.report). Writes report.html, report.ipynb and summary.csv to --out.",
-                       epilog="examples:\n  crowdnb report judgments.csv --unit item --worker annotator --label answer --out report/\n"
+                                   "(crowdnb.report.report). Writes report.html, report.ipynb and summary.csv to "
+                                   "--out.",
+                       epilog="examples:\n  crowdnb report judgments.csv --unit item --worker annotator --label answer "
+                              "--out report/\n"
                               "  crowdnb report likert.csv --labels 1,2,3,4,5 --level ordinal --out report/\n"
                               "  crowdnb report form_export.csv --form --rater 'Email Address' --out report/\n"
-                              "  crowdnb report ratings.csv --key key.conll --response response.conll --errors errors.csv --out report/")
+                              "  crowdnb report ratings.csv --key key.conll --response response.conll --errors "
+                              "errors.csv --out report/")
     _input_options(p)
     next(x for x in p._actions if x.dest == "data").nargs = "?"        # a coreference study may have no ratings
-    g = p.add_argument_group("method")
-    g.add_argument("--level", choices=list(LEVELS), help="level of measurement (default: the strongest the labels allow)")
-    g.add_argument("--n-boot", type=int, default=1000, metavar="N", help="bootstrap resamples of alpha's interval (default: %(default)s)")
-    g.add_argument("--ci", type=float, default=0.95, help="coverage of the interval (default: %(default)s)")
-    g.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and of Dawid-Skene (default: %(default)s)")
-    g.add_argument("--top", type=int, default=10, metavar="N", help="units and label pairs listed in the summary (default: %(default)s)")
+    add_options(p.add_argument_group("method"), rp.report, "level", "n_boot", "ci", "seed", "top",
+                level=dict(choices=list(LEVELS)), n_boot=dict(metavar="N"), top=dict(metavar="N"))
     g = p.add_argument_group("web-form export")
-    g.add_argument("--form", action="store_true", help="FILE is a form export: a row per submission, a column per question")
-    g.add_argument("--rater", metavar="COL", help="with --form: the column naming the rater (default: Rater, Name, Email, ...)")
-    g.add_argument("--timestamp", metavar="COL", help="with --form: the submission time column (default: Timestamp, ... if any)")
-    g = p.add_argument_group("coreference study")
-    g.add_argument("--key", metavar="KEY.conll", help="the gold CoNLL file")
-    g.add_argument("--response", metavar="RESPONSE.conll", help="the CoNLL file of the items the raters judged")
-    g.add_argument("--errors", metavar="ERRORS.csv", help="error counts per item: the item id first, a column per error type")
-    g = p.add_argument_group("output")
-    g.add_argument("--out", metavar="DIR", default="report", help="folder for report.html, report.ipynb, summary.csv (default: %(default)s)")
-    g.add_argument("--title", help="the title of the report")
-    p.set_defaults(run=_report_run)
+    g.add_argument("--form", action="store_true",
+                   help="FILE is a form export: a row per submission, a column per question")
+    add_options(g, rp.read_form, "rater", "timestamp", rater=dict(metavar="COL"), timestamp=dict(metavar="COL"))
+    add_options(p.add_argument_group("coreference study"), rp.report, "key", "response", "errors",
+                key=dict(metavar="KEY.conll"), response=dict(metavar="RESPONSE.conll"),
+                errors=dict(metavar="ERRORS.csv"))
+    add_options(p.add_argument_group("output"), rp.report, "out", "title", out=dict(metavar="DIR"))
+    p.set_defaults(run=run_report, parser=p)
 
 # %% ../nbs/90_cli.ipynb #0cdb4995
 def _report_data(a):
@@ -636,33 +700,40 @@ def _report_data(a):
     long_flags = [f"--{k.replace('_', '-')}" for k in _LONG_ONLY if getattr(a, k) != DEFAULTS[k]]
     if a.form:
         if a.wide: raise ValueError("--form and --wide are two layouts of FILE: give one")
-        if long_flags: raise ValueError(f"{', '.join(long_flags)} appl{'ies' if len(long_flags) == 1 else 'y'} to a long table, not with --form")
-        labels = None if a.labels is None else _split_list(a.labels, "--labels")
-        return rp.read_form(_existing(a.data, "form"), rater=a.rater, timestamp=a.timestamp, labels=labels,
+        if long_flags: raise ValueError(f"{', '.join(long_flags)} appl{'ies' if len(long_flags) == 1 else 'y'} to a "
+                                        "long table, not with --form")
+        labels = None if a.labels is None else split_list(a.labels, "--labels")
+        return rp.read_form(existing_file(a.data, "form"), rater=a.rater, timestamp=a.timestamp, labels=labels,
                             delimiter=a.delimiter), {}
     if a.rater or a.timestamp: raise ValueError("--rater and --timestamp apply to a form export (--form)")
     if a.data is None: return None, {}
-    if a.wide or a.labels is not None: return _load(a), {}      # declared labels are typed as the file's labels
-    _existing(a.data, "judgments")
+    # declared labels are typed as the file's labels
+    if a.wide or a.labels is not None: return load_judgments(a), {}
+    existing_file(a.data, "judgments")
     return a.data, dict({k: getattr(a, k) for k in _LONG_ONLY if getattr(a, k) != DEFAULTS[k]},
                         **({"delimiter": a.delimiter} if a.delimiter != "," else {}))
 
 # %% ../nbs/90_cli.ipynb #a3f07597
-def _report_run(a) -> int:
+def run_report(
+    a: argparse.Namespace,  # the parsed arguments of the subcommand
+) -> int:
     "Run `crowdnb report`."
     from crowdnb import report as rp
-    _check_out_dir(a.out)
-    if (a.key is None) != (a.response is None): raise ValueError("--key and --response go together (a coreference study)")
-    if a.errors is not None and a.key is None: raise ValueError("--errors belongs to a coreference study, with --key and --response")
-    if a.data is None and a.key is None: raise ValueError("give FILE (the judgments), or --key and --response for a coreference study")
+    check_out_dir(a.out)
+    if (a.key is None) != (a.response is None):
+        raise ValueError("--key and --response go together (a coreference study)")
+    if a.errors is not None and a.key is None:
+        raise ValueError("--errors belongs to a coreference study, with --key and --response")
+    if a.data is None and a.key is None:
+        raise ValueError("give FILE (the judgments), or --key and --response for a coreference study")
     data, kw = _report_data(a)
     for what, f in (("key", a.key), ("response", a.response), ("errors", a.errors)):
-        if f is not None: _existing(f, what)
+        if f is not None: existing_file(f, what)
     page = rp.report(data, out=a.out, level=a.level, n_boot=a.n_boot, ci=a.ci, seed=a.seed, top=a.top, key=a.key,
                      response=a.response, errors=a.errors, title=a.title, **kw)
     summary = pd.read_csv(page.parent / "summary.csv", keep_default_na=False)
     w = summary[summary["kind"] == "worker"].set_index("id")[["methods"]]
-    if len(w): _print_table(w, f"flagged workers ({len(w)}), with the methods that flag them")
+    if len(w): print_table(w, f"flagged workers ({len(w)}), with the methods that flag them")
     else: print("no worker is flagged")
     print(f"wrote report.html, report.ipynb, summary.csv to {page.parent}", file=sys.stderr)
     return 0
@@ -670,62 +741,56 @@ def _report_run(a) -> int:
 # %% ../nbs/90_cli.ipynb #43c3fd93
 @_subcommand
 def _icc_parser(sub):
+    from crowdnb.ratings import icc
     p = sub.add_parser("icc", formatter_class=_Formatter, help="intraclass correlations of numeric ratings",
                        description="Shrout & Fleiss' six ICCs with F tests and intervals (crowdnb.ratings.icc); REML "
                                    "variance components when ratings are missing.",
-                       epilog="examples:\n  crowdnb icc scores.csv --unit item --worker judge --label score --out icc.csv")
+                       epilog="examples:\n  crowdnb icc scores.csv --unit item --worker judge --label score "
+                              "--out icc.csv")
     _input_options(p, "ratings")
-    g = p.add_argument_group("method")
-    g.add_argument("--method", default="auto", choices=["auto", "anova", "reml"], help="estimation (default: %(default)s)")
-    g.add_argument("--ci", type=float, default=0.95, help="coverage of the intervals (default: %(default)s)")
+    add_options(p.add_argument_group("method"), icc, "method", "ci", method=dict(choices=["auto", "anova", "reml"]))
     p.add_argument("--out", metavar="FILE.csv", help="write the table to this CSV file")
-    p.set_defaults(run=_icc_run)
+    p.set_defaults(run=run_icc, parser=p)
 
 # %% ../nbs/90_cli.ipynb #bec8e28b
-def _icc_run(a) -> int:
+def run_icc(
+    a: argparse.Namespace,  # the parsed arguments of the subcommand
+) -> int:
     "Run `crowdnb icc`."
     from crowdnb.ratings import icc
-    _check_out_file(a.out)
-    J = _load(a)
+    check_out_file(a.out)
+    J = load_judgments(a)
     table = icc(J, ci=a.ci, method=a.method)
-    _print_table(table.drop(columns="description"), f"intraclass correlations ({_describe(J)}; {table.attrs['method']})")
-    if a.out: _write_csv(table, a.out)
+    title = f"intraclass correlations ({describe_judgments(J)}; {table.attrs['method']})"
+    print_table(table.drop(columns="description"), title)
+    if a.out: write_table(table, a.out)
     return 0
 
 # %% ../nbs/90_cli.ipynb #1bf4c49f
 AGGREGATE_METHODS = {"mv": "majority", "wawa": "wawa", "zbs": "zbs", "onecoin": "one-coin", "ds": "dawid-skene",
-                     "mace": "mace", "glad": "glad", "kos": "kos", "mmsr": "mmsr"}
+                     "mace": "mace", "glad": "glad", "kos": "kos", "mmsr": "mmsr"}   # flag value -> aggregation.METHODS
 
 @_subcommand
 def _aggregate_parser(sub):
-    p = sub.add_parser("aggregate", formatter_class=_Formatter, help="labels from an aggregation model, worker quality intervals",
+    from crowdnb.aggregation import Aggregator
+    p = sub.add_parser("aggregate", formatter_class=_Formatter,
+                       help="labels from an aggregation model, worker quality intervals",
                        description="Fit an aggregation model (crowdnb.aggregation) and write labels.csv, posterior.csv "
                                    "and workers.csv (theta with a bootstrap interval) to --out.",
-                       epilog="example:\n  crowdnb aggregate judgments.csv --method mace --gold gold.csv --seed 1 --out mace/")
+                       epilog="example:\n  crowdnb aggregate judgments.csv --method mace --gold gold.csv --seed 1 "
+                              "--out mace/")
     _input_options(p)
     g = p.add_argument_group("method")
     g.add_argument("--method", choices=list(AGGREGATE_METHODS), default="ds", help="the model (default: %(default)s)")
-    g.add_argument("--seed", type=int, help="seed of the starts, ties and bootstrap (default: fresh randomness)")
-    g.add_argument("--n-boot", type=int, default=200, metavar="N", help="bootstrap resamples of units (default: %(default)s)")
-    g.add_argument("--ci", type=float, default=0.95, help="coverage of the intervals (default: %(default)s)")
+    add_options(g, Aggregator.theta_interval, "seed", "n_boot", "ci",
+                seed=dict(type=int, help="seed of the starts, ties and bootstrap"),
+                n_boot=dict(metavar="N", help="bootstrap resamples of units"),
+                ci=dict(help="coverage of the intervals"))
     g.add_argument("--gold", metavar="FILE", help="gold labels: a CSV with columns unit and label")
     g = p.add_argument_group("output")
     g.add_argument("--out", metavar="DIR", help="write labels.csv, posterior.csv, workers.csv here")
     g.add_argument("--show", type=int, default=10, metavar="N", help="print at most N workers (default: %(default)s)")
-    p.set_defaults(run=_aggregate_run)
-
-# %% ../nbs/90_cli.ipynb #036faaf1
-def _write_atomic(df: pd.DataFrame, path: Path, index: bool = True) -> Path:
-    "Write `df` as CSV to a temporary file next to `path`, then rename it over `path` (readers never see half a table)."
-    import tempfile
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        write_csv(df, Path(tmp_name), index=index)
-        os.replace(tmp_name, path)
-    finally:
-        if os.path.exists(tmp_name): os.unlink(tmp_name)
-    return path
+    p.set_defaults(run=run_aggregate, parser=p)
 
 # %% ../nbs/90_cli.ipynb #1b2575eb
 def _aggregate_tables(J: Judgments, est, gold, n_boot: int, ci: float, seed) -> dict:
@@ -740,34 +805,36 @@ def _aggregate_tables(J: Judgments, est, gold, n_boot: int, ci: float, seed) -> 
     return dict(labels=labels, posterior=post, workers=workers)
 
 # %% ../nbs/90_cli.ipynb #87f78fe8
-def _aggregate_run(a) -> int:
+def run_aggregate(
+    a: argparse.Namespace,  # the parsed arguments of the subcommand
+) -> int:
     "Run `crowdnb aggregate`."
     from crowdnb import aggregation
-    _check_out_dir(a.out)
+    check_out_dir(a.out)
     if a.n_boot < 1: raise ValueError(f"--n-boot must be at least 1, got {a.n_boot}")
-    J = _load(a)
+    J = load_judgments(a)
     gold = None
     if a.gold is not None:
-        path = _existing(a.gold, "--gold")
+        path = existing_file(a.gold, "--gold")
         try: gold = aggregation.read_gold(path, J.units)
         except ValueError as e: raise ValueError(f"--gold {str(a.gold)!r}: {e}") from None
     est = aggregation.METHODS[AGGREGATE_METHODS[a.method]](seed=a.seed).fit(J)
     t = _aggregate_tables(J, est, gold, a.n_boot, a.ci, a.seed)
     acc = "" if gold is None else f"; accuracy on {int(t['labels']['correct'].notna().sum())} gold units: " \
                                   f"{t['labels']['correct'].mean():.4f}"
-    print(f"{type(est).__name__} ({_describe(J)}){acc}\n")
-    _print_table(t["workers"].sort_values("theta", kind="stable"), "workers, lowest theta first", a.show)
+    print(f"{type(est).__name__} ({describe_judgments(J)}){acc}\n")
+    print_table(t["workers"].sort_values("theta", kind="stable"), "workers, lowest theta first", a.show)
     if a.out:
         out = Path(a.out)
         out.mkdir(parents=True, exist_ok=True)
-        for name, df in t.items(): _write_atomic(df, out / f"{name}.csv")
+        for name, df in t.items(): write_csv(df, out / f"{name}.csv")
         print(f"wrote {', '.join(f'{k}.csv' for k in t)} to {out}", file=sys.stderr)
     return 0
 
 # %% ../nbs/90_cli.ipynb #29038b86
 @_subcommand
 def _spans_parser(sub):
-    from crowdnb.spans import MATCHES, SPAN_FORMATS
+    from crowdnb import spans as sp
     p = sub.add_parser("spans", formatter_class=_Formatter, help="agreement on text spans (entities, mentions)",
                        description="Pairwise span F1 (SemEval-2013 Task 9.1 match modes), its summary, Krippendorff's "
                                    "alpha_U and token-level alpha of a span annotation export (crowdnb.spans).",
@@ -775,76 +842,84 @@ def _spans_parser(sub):
                               "  crowdnb spans ann1/ ann2/ --format brat --out agreement/\n"
                               "  crowdnb spans a.conll b.conll --format iob --scheme IOBES")
     p.add_argument("paths", nargs="+", metavar="FILE", help="the export (one file, or one file/folder per annotator)")
-    p.add_argument("--format", required=True, choices=list(SPAN_FORMATS), help="the tool that wrote FILE")
-    p.add_argument("--match", default="exact", choices=list(MATCHES), help="how spans match (default: %(default)s)")
+    add_options(p, sp.read_spans, "format", format=dict(required=True, choices=list(sp.SPAN_FORMATS)))
+    add_options(p, sp.span_f1, "match", match=dict(choices=list(sp.MATCHES)))
     p.add_argument("--labels", metavar="A,B,C", help="the declared label set (default: the labels that occur)")
     p.add_argument("--annotators", metavar="A,B", help="brat/webanno/doccano/iob: the annotators' names, one per FILE")
-    p.add_argument("--scheme", choices=["IOB1", "IOB2", "IOBES"], default="IOB2", help="iob: tagging scheme (default: %(default)s)")
+    add_options(p, sp.read_iob, "scheme", scheme=dict(choices=["IOB1", "IOB2", "IOBES"]))
     p.add_argument("--out", metavar="DIR", help="write pairwise.csv and agreement.csv into this folder")
-    p.set_defaults(run=_spans_run)
+    p.set_defaults(run=run_spans, parser=p)
 
 # %% ../nbs/90_cli.ipynb #8555eafb
 def _spans_options(a) -> dict:
     "The reader options the flags give, checked against the format."
-    kw = {} if a.labels is None else {"labels": _split_list(a.labels, "--labels")}
+    kw = {} if a.labels is None else {"labels": split_list(a.labels, "--labels")}
     if a.annotators is not None:
-        if a.format in ("label-studio", "prodigy"): raise ValueError(f"--annotators does not apply to --format {a.format} (the export names them)")
-        kw["annotator" if a.format == "doccano" else "annotators"] = _split_list(a.annotators, "--annotators")
+        if a.format in ("label-studio", "prodigy"):
+            raise ValueError(f"--annotators does not apply to --format {a.format} (the export names them)")
+        kw["annotator" if a.format == "doccano" else "annotators"] = split_list(a.annotators, "--annotators")
     if a.format == "iob": kw["scheme"] = a.scheme
     elif a.scheme != "IOB2": raise ValueError("--scheme applies to --format iob")
     return kw
 
 # %% ../nbs/90_cli.ipynb #86d6d1b6
-def _spans_run(a) -> int:
+def run_spans(
+    a: argparse.Namespace,  # the parsed arguments of the subcommand
+) -> int:
     "Run `crowdnb spans`."
     from crowdnb import spans as sp
-    _check_out_dir(a.out)
+    check_out_dir(a.out)
     for f in a.paths:
         if not Path(f).exists(): raise ValueError(f"{a.format} export {str(f)!r} does not exist")
-    S = sp.read_spans(a.paths if len(a.paths) > 1 or a.format not in ("label-studio", "prodigy") else a.paths[0], a.format, **_spans_options(a))
+    S = sp.read_spans(a.paths if len(a.paths) > 1 or a.format not in ("label-studio", "prodigy") else a.paths[0],
+                      a.format, **_spans_options(a))
     print(f"{S!r}\n")
     pairs, summary = sp.span_f1(S, a.match), sp.span_agreement(S, a.match)
-    _print_table(pairs, f"pairwise span F1 (match {a.match}; the first annotator is the reference)", show=50)
-    _print_table(summary, "agreement over the pairs (mean and SD of F1, micro F1), all labels and per label")
+    print_table(pairs, f"pairwise span F1 (match {a.match}; the first annotator is the reference)", show=50)
+    print_table(summary, "agreement over the pairs (mean and SD of F1, micro F1), all labels and per label")
     print(f"Krippendorff's alpha_U: {sp.unitizing_alpha(S):.4f}")
     if S.tokens is not None or S.docs["text"].notna().all():
         print(f"token-level Krippendorff's alpha: {sp.token_agreement(S, 'alpha'):.4f}")
     if a.out:
         Path(a.out).mkdir(parents=True, exist_ok=True)
-        _write_csv(pairs, Path(a.out) / "pairwise.csv"); _write_csv(summary, Path(a.out) / "agreement.csv")
+        write_table(pairs, Path(a.out) / "pairwise.csv"); write_table(summary, Path(a.out) / "agreement.csv")
     return 0
 
 # %% ../nbs/90_cli.ipynb #e39c6a82
 def _report_spans_parser(sub):
+    from crowdnb.report import spans_report
     from crowdnb.spans import MATCHES, SPAN_FORMATS
     _report_parser(sub)
     p = sub.choices["report"]
     g = p.add_argument_group("span annotation export")
     g.add_argument("--spans", metavar="FORMAT", choices=list(SPAN_FORMATS),
                    help=f"FILE is a span annotation export of this tool: {', '.join(SPAN_FORMATS)}")
-    g.add_argument("--match", default="exact", choices=list(MATCHES), help="with --spans: how spans match (default: %(default)s)")
+    add_options(g, spans_report, "match", match=dict(choices=list(MATCHES)))
     p.epilog += "\n  crowdnb report brat_project/ --spans brat --match partial --out report/"
-    p.set_defaults(run=_report_spans_run)
+    p.set_defaults(run=run_report_spans)
 
 _SUBCOMMANDS[_SUBCOMMANDS.index(_report_parser)] = _report_spans_parser
 
 # %% ../nbs/90_cli.ipynb #bab56b38
-def _report_spans_run(a) -> int:
+def run_report_spans(
+    a: argparse.Namespace,  # the parsed arguments of the subcommand
+) -> int:
     "Run `crowdnb report`: a span export with --spans, else the report of judgments."
     if a.spans is None:
         if a.match != "exact": raise ValueError("--match applies to a span annotation export (--spans FORMAT)")
-        return _report_run(a)
+        return run_report(a)
     from crowdnb import report as rp
     if a.data is None: raise ValueError("--spans needs FILE, the export (a file or a folder)")
-    if a.key or a.response or a.form or a.wide: raise ValueError("--spans reads FILE as a span export: leave out --key, --response, --form, --wide")
+    if a.key or a.response or a.form or a.wide:
+        raise ValueError("--spans reads FILE as a span export: leave out --key, --response, --form, --wide")
     if not Path(a.data).exists(): raise ValueError(f"{a.spans} export {str(a.data)!r} does not exist")
-    _check_out_dir(a.out)
-    kw = {} if a.labels is None else {"labels": _split_list(a.labels, "--labels")}
+    check_out_dir(a.out)
+    kw = {} if a.labels is None else {"labels": split_list(a.labels, "--labels")}
     page = rp.spans_report(a.data, a.spans, out=a.out, match=a.match, n_boot=a.n_boot, ci=a.ci, seed=a.seed, top=a.top,
                            title=a.title, **kw)
     summary = pd.read_csv(page.parent / "summary.csv", keep_default_na=False)
     w = summary[summary["kind"] == "worker"].set_index("id")[["methods"]]
-    if len(w): _print_table(w, f"flagged annotators ({len(w)}), with the measures that flag them")
+    if len(w): print_table(w, f"flagged annotators ({len(w)}), with the measures that flag them")
     else: print("no annotator is flagged by two measures")
     print(f"wrote report.html, report.ipynb, summary.csv to {page.parent}", file=sys.stderr)
     return 0

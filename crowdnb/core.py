@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, InitVar
 from itertools import chain
 from pathlib import Path
 from numbers import Integral, Real
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -20,24 +21,13 @@ from fastcore.basics import patch
 from scipy import sparse
 
 # %% auto #0
-__all__ = ['prange', 'LEVELS', 'FORMATS', 'DEFAULTS', 'PASS_THROUGH', 'BACKENDS', 'as_rng', 'show_progress', 'progress_bar',
-           'engine', 'kernel', 'check_choice', 'check_int', 'check_number', 'check_level', 'check_bool', 'divide',
-           'group_runs', 'shared_data', 'rows_msg', 'Judgments', 'canonical_frame', 'detect_format', 'read_table',
-           'csv_lines', 'as_judgments', 'option_owners', 'role_columns', 'is_dask_frame', 'frame_backend',
-           'backend_judgments', 'atomic_write', 'write_csv', 'loop_design', 'design_matrix', 'Simulation',
-           'simulate_crowd']
-
-# %% ../nbs/00_core.ipynb #4cdfcd95
-def as_rng(
-    seed=None,  # an int ≥ 0, `None` (fresh entropy) or a `numpy.random.Generator` (returned as is)
-    name: str = "seed",  # the caller's name for the seed, used in error messages
-) -> np.random.Generator:
-    "A `numpy.random.Generator` from an int seed, `None` or an existing generator."
-    if isinstance(seed, np.random.Generator): return seed
-    if isinstance(seed, (bool, np.bool_)) or (seed is not None and not isinstance(seed, (Integral, np.random.SeedSequence))):
-        raise TypeError(f"{name} must be a non-negative int, None or a numpy Generator, not {seed!r} ({type(seed).__name__})")
-    if isinstance(seed, Integral) and seed < 0: raise ValueError(f"{name} must be a non-negative int, not {seed}")
-    return np.random.default_rng(seed)
+__all__ = ['prange', 'LEVELS', 'FORMATS', 'DEFAULTS', 'PASS_THROUGH', 'BACKENDS', 'show_progress', 'progress_bar', 'engine',
+           'kernel', 'Opt', 'OptionError', 'Placeholder', 'OptionTypeError', 'as_rng', 'check_choice', 'check_int',
+           'check_number', 'check_level', 'check_bool', 'divide', 'group_runs', 'shared_data', 'rows_msg',
+           'parse_answers', 'Judgments', 'id_codes', 'canonical_frame', 'apply_empty', 'codes_from_table',
+           'detect_format', 'read_table', 'csv_lines', 'as_judgments', 'option_owners', 'role_columns',
+           'table_judgments', 'is_dask_frame', 'frame_backend', 'backend_judgments', 'atomic_write', 'write_csv',
+           'loop_design', 'design_matrix', 'Simulation', 'simulate_crowd']
 
 # %% ../nbs/00_core.ipynb #d6ab251b
 def show_progress(
@@ -49,7 +39,8 @@ def show_progress(
     if env is not None: return env.strip().lower() not in ("0", "false", "no", "")
     import sys
     ip = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
-    if type(ip).__name__ == "ZMQInteractiveShell": return True     # a live Jupyter kernel (not merely ipykernel imported)
+    # a live Jupyter kernel (not merely ipykernel imported)
+    if type(ip).__name__ == "ZMQInteractiveShell": return True
     return bool(getattr(sys.stderr, "isatty", lambda: False)())
 
 # %% ../nbs/00_core.ipynb #2539192f
@@ -66,7 +57,8 @@ def progress_bar(
 
 # %% ../nbs/00_core.ipynb #8bbe6feb
 def engine() -> str:
-    "The engine of crowdnb's hot loops: 'numba' when numba is installed (`crowdnb[fast]`), else 'numpy'; the environment variable `CROWDNB_ENGINE=numpy` or `=numba` decides instead."
+    ("The engine of crowdnb's hot loops: 'numba' when numba is installed (`crowdnb[fast]`), else 'numpy'; the "
+     "environment variable `CROWDNB_ENGINE=numpy` or `=numba` decides instead.")
     env = os.environ.get("CROWDNB_ENGINE", "").strip().lower()
     if env not in ("", "numba", "numpy"):
         raise ValueError(f"CROWDNB_ENGINE must be 'numba' or 'numpy' (or unset), not {env!r}")
@@ -81,7 +73,8 @@ def engine() -> str:
 prange = range   # a kernel's parallel loop: `range` in plain Python, `numba.prange` once the kernel is compiled
 
 class kernel:
-    "Decorator: a loop compiled by numba (nopython, cached on disk) on its first call; callers check `engine()` and keep a numpy path."
+    ("Decorator: a loop compiled by numba (nopython, cached on disk) on its first call; callers check `engine()` and "
+     "keep a numpy path.")
     def __init__(self,
                  fn=None,  # the function to compile (or None when used as `@kernel(parallel=True)`)
                  **opts):  # options for `numba.njit`, e.g. `parallel=True` (loops over `prange` run on all cores)
@@ -94,12 +87,14 @@ class kernel:
 # %% ../nbs/00_core.ipynb #528647de
 @patch
 def _compile(self: kernel):
-    "The numba dispatcher of this kernel: the packaged twin's for a notebook cell whose code is the module's, else a new one, compiled against the dispatchers of the kernels it calls."
+    ("The numba dispatcher of this kernel: the packaged twin's for a notebook cell whose code is the module's, else a "
+     "new one, compiled against the dispatchers of the kernels it calls.")
     import numba, types
     if not self.py.__module__.startswith("crowdnb."):
         twin = _packaged_twin(self.py)
         if twin is not None: return twin._jit or twin._compile()
-    env = dict(self.py.__globals__)                              # what the compiled code sees: kernels it calls compiled
+    # what the compiled code sees: kernels it calls compiled
+    env = dict(self.py.__globals__)
     names = lambda c: set(c.co_names).union(*(names(k) for k in c.co_consts if isinstance(k, types.CodeType)))
     for name in names(self.py.__code__):
         if isinstance(env.get(name), kernel): env[name] = env[name]._jit = env[name]._jit or env[name]._compile()
@@ -121,6 +116,74 @@ def _packaged_twin(fn) -> kernel | None:
                 (fn.__code__.co_code, fn.__code__.co_consts, fn.__code__.co_names): return k
     return None
 
+# %% ../nbs/00_core.ipynb #f5139990
+class Opt:
+    "An option named inside a message: `max_iter`, `duplicates='last'` or `labels=` in Python's words."
+    def __init__(self,
+                 name: str,  # the option (parameter) name
+                 *value,  # its value, when the message names one
+                 kw: bool = False):  # written `name=` without a value ('pass labels= in their order')
+        self.name, self.value, self.kw = name, value, kw
+    def __str__(self): return f"{self.name}={self.value[0]!r}" if self.value else self.name + "=" * self.kw
+    __repr__ = __str__
+
+# %% ../nbs/00_core.ipynb #a72bb091
+@patch
+def flag(self: Opt) -> str:
+    "The option as a command-line flag: `--max-iter`, `--duplicates last`, `--labels a,b`."
+    v = self.value[0] if self.value else None
+    shown = "" if not self.value else " " + (",".join(map(str, v)) if isinstance(v, (list, tuple)) else str(v))
+    return "--" + self.name.replace("_", "-") + shown
+
+# %% ../nbs/00_core.ipynb #af52f19f
+class OptionError(ValueError):
+    "A bad value of the option `option`: `str()` in Python's words, `phrased(namer)` in another interface's."
+    def __init__(self,
+                 option: str,  # the parameter at fault
+                 value=None,  # what the user passed
+                 *parts,  # the message: text and `Opt`s (default: '<option> has a bad value <value>')
+                 choices=None):  # the admissible values, when they are a fixed set
+        self.option, self.value, self.choices = option, value, choices
+        self.parts = parts or (Opt(option), f" has a bad value {value!r}")
+        super().__init__(self.phrased())
+    def __reduce__(self): return (type(self), (self.option, self.value, *self.parts), {"choices": self.choices})
+
+# %% ../nbs/00_core.ipynb #22148792
+@patch
+def phrased(self: OptionError,
+            namer=str) -> str:  # writes an `Opt`: `str` (Python) or `Opt.flag` (command line)
+    "The message with each option written by `namer`."
+    return "".join(p if isinstance(p, str) else namer(p) for p in self.parts)
+
+@patch
+def as_flags(self: OptionError) -> str:
+    "The message phrased in command-line flags (`--max-iter must be at least 1`)."
+    return self.phrased(Opt.flag)
+
+# %% ../nbs/00_core.ipynb #edf7c2bd
+class Placeholder(str):
+    "Text standing for a value in a message: its `repr` is the bare text (`workers=(a, b)`, not `workers=('a', 'b')`)."
+    def __repr__(self): return str(self)
+
+# %% ../nbs/00_core.ipynb #333c16b2
+class OptionTypeError(OptionError, TypeError):
+    "An option of the wrong type: an `OptionError` that is also a `TypeError`."
+
+# %% ../nbs/00_core.ipynb #4cdfcd95
+def as_rng(
+    seed=None,  # an int ≥ 0, `None` (fresh entropy) or a `numpy.random.Generator` (returned as is)
+    name: str = "seed",  # the caller's name for the seed, used in error messages
+) -> np.random.Generator:
+    "A `numpy.random.Generator` from an int seed, `None` or an existing generator."
+    if isinstance(seed, np.random.Generator): return seed
+    if isinstance(seed, (bool, np.bool_)) or \
+            (seed is not None and not isinstance(seed, (Integral, np.random.SeedSequence))):
+        raise OptionTypeError(name, seed, Opt(name), " must be a non-negative int, None or a numpy Generator, "
+                              f"not {seed!r} ({type(seed).__name__})")
+    if isinstance(seed, Integral) and seed < 0:
+        raise OptionError(name, seed, Opt(name), f" must be a non-negative int, not {seed}")
+    return np.random.default_rng(seed)
+
 # %% ../nbs/00_core.ipynb #11e8cda4
 def check_choice(
     name: str,  # the option's name, as the user passes it
@@ -129,7 +192,8 @@ def check_choice(
 ):
     "`value` if it is one of `choices`, else a `ValueError` naming the option and the choices."
     if isinstance(value, (list, dict, set)) or value not in tuple(choices):
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
+        raise OptionError(name, value, Opt(name), f" must be one of {', '.join(map(repr, choices))}; got {value!r}",
+                          choices=tuple(choices))
     return value
 
 # %% ../nbs/00_core.ipynb #db9bf578
@@ -141,10 +205,10 @@ def check_int(
 ) -> int:
     "`value` as an int if it is a whole number in [low, high], else a `TypeError`/`ValueError` naming it."
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Integral, np.integer)):
-        raise TypeError(f"{name} must be an integer, not {value!r} ({type(value).__name__})")
+        raise OptionTypeError(name, value, Opt(name), f" must be an integer, not {value!r} ({type(value).__name__})")
     if value < low or (high is not None and value > high):
         rng_ = f"at least {low}" if high is None else f"between {low} and {high}"
-        raise ValueError(f"{name} must be {rng_}; got {value}")
+        raise OptionError(name, value, Opt(name), f" must be {rng_}; got {value}")
     return int(value)
 
 # %% ../nbs/00_core.ipynb #c74e33a8
@@ -158,15 +222,15 @@ def check_number(
 ) -> float:
     "`value` as a finite float within the bounds, else a `TypeError`/`ValueError` naming the option."
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Real, np.floating, np.integer)):
-        raise TypeError(f"{name} must be a number, not {value!r} ({type(value).__name__})")
+        raise OptionTypeError(name, value, Opt(name), f" must be a number, not {value!r} ({type(value).__name__})")
     v = float(value)
-    if not np.isfinite(v): raise ValueError(f"{name} must be a finite number; got {value!r}")
+    if not np.isfinite(v): raise OptionError(name, value, Opt(name), f" must be a finite number; got {value!r}")
     bad_low = low is not None and (v <= low if low_open else v < low)
     bad_high = high is not None and (v >= high if high_open else v > high)
     if bad_low or bad_high:
         lo = "" if low is None else f"{'(' if low_open else '['}{low}"
         hi = "" if high is None else f"{high}{')' if high_open else ']'}"
-        raise ValueError(f"{name} must be in {lo or '(-inf'}, {hi or 'inf)'}; got {value!r}")
+        raise OptionError(name, value, Opt(name), f" must be in {lo or '(-inf'}, {hi or 'inf)'}; got {value!r}")
     return v
 
 # %% ../nbs/00_core.ipynb #d7c601d0
@@ -185,8 +249,10 @@ def check_bool(
     none_ok: bool = False,  # accept None too (an option whose None means "decide for me")
 ):
     "`value` as a bool (or None when `none_ok`), else a `TypeError` naming the option: 'yes', 1 or 0 are not flags."
-    if (value is None and none_ok) or isinstance(value, (bool, np.bool_)): return value if value is None else bool(value)
-    raise TypeError(f"{name} must be True or False{' or None' if none_ok else ''}, not {value!r} ({type(value).__name__})")
+    if value is None and none_ok: return None
+    if isinstance(value, (bool, np.bool_)): return bool(value)
+    raise OptionTypeError(name, value, Opt(name), f" must be True or False{' or None' if none_ok else ''}, "
+                          f"not {value!r} ({type(value).__name__})")
 
 # %% ../nbs/00_core.ipynb #04edffc8
 def divide(
@@ -204,7 +270,8 @@ def group_runs(
     params,  # each run's parameter vector, one row per run
     tol: float = 1e-3,  # max-abs distance within which two runs count as one optimum
 ) -> tuple[np.ndarray, np.ndarray]:
-    "Group optimiser runs whose parameters agree within `tol` (max-abs): (representative runs, best first; group of each run)."
+    ("Group optimiser runs whose parameters agree within `tol` (max-abs): (representative runs, best first; group of "
+     "each run).")
     objective = np.asarray(objective, float)
     params = np.asarray(params, float).reshape(len(objective), -1)
     label, reps = np.full(len(objective), -1), []
@@ -282,7 +349,8 @@ def _numbers(vals):
 
 # %% ../nbs/00_core.ipynb #222edebd
 def _answer_table(s: pd.Series, sep):
-    "Plain string or number column -> (distinct answers as label tuples, index of each row's answer), or None for other columns."
+    ("Plain string or number column -> (distinct answers as label tuples, index of each row's answer), or None for "
+     "other columns.")
     if isinstance(s.dtype, (pd.StringDtype, pd.CategoricalDtype)) or s.dtype == object:
         kind = pd.api.types.infer_dtype(s, skipna=True)
         if kind not in ("string", "empty", "categorical"): return None
@@ -303,15 +371,19 @@ def _answer_table(s: pd.Series, sep):
     return table, np.where(codes < 0, len(table) - 1, codes)
 
 # %% ../nbs/00_core.ipynb #1ac10ee8
-def _parse_answers(s: pd.Series, label, sep, line_offset) -> tuple[list, np.ndarray]:
-    "Raw answer column -> (distinct answers as label tuples, str or number labels never mixed; the answer of each row), vectorised for plain columns."
+def parse_answers(
+    s: pd.Series,  # the raw answer column
+    label,  # its name, for messages
+    sep,  # the separator of several labels in one answer, or None
+    line_offset,  # how rows are named in messages (see `rows_msg`)
+) -> tuple[list, np.ndarray]:
+    "(the distinct answers as label tuples, strings or numbers never mixed; each row's answer) of an answer column."
     fast = _answer_table(s, sep)
     if fast is not None: return fast
     s = _plain(s)
     kind = pd.api.types.infer_dtype(s, skipna=True)
     if kind in ("integer", "floating", "mixed-integer-float") and s.dtype != object:
-        v = s.to_numpy(float)
-        bad = np.flatnonzero(np.isinf(v))
+        bad = np.flatnonzero(np.isinf(s.to_numpy(float)))
         if len(bad): raise ValueError(f"label column {label!r} holds an infinite value at {rows_msg(bad, line_offset)}")
     answers = [_split_answer(v, sep) for v in s.tolist()]    # lists, mixed types: check each label
     kinds = {}
@@ -334,12 +406,14 @@ def _parse_answers(s: pd.Series, label, sep, line_offset) -> tuple[list, np.ndar
 @dataclass(eq=False)
 class Judgments:
     "A validated long table of judgments: one row per (unit, worker) with a tuple of labels."
-    frame: pd.DataFrame          # columns: unit, worker, labels (tuple), count, plus optional dimension/started/submitted
+    # columns: unit, worker, labels (tuple), count, plus optional dimension/started/submitted
+    frame: pd.DataFrame
     labels: pd.Index             # the label set, in code order
     closed: bool = False         # True when the label set was declared by the caller
     units: pd.Index = field(init=False)
     workers: pd.Index = field(init=False)
-    codes: InitVar[tuple | None] = None   # (unit codes, units, worker codes, workers) as pd.factorize(sort=True) gives them, when known
+    # (unit codes, units, worker codes, workers) as pd.factorize(sort=True) gives them, when known
+    codes: InitVar[tuple | None] = None
 
     def __post_init__(self, codes=None):
         self.frame = self.frame.reset_index(drop=True)
@@ -394,16 +468,23 @@ def __repr__(self: Judgments):
 # %% ../nbs/00_core.ipynb #bcd12b88
 def _check_ids(df, col, what, line_offset):
     "The id column, checked (no missing or blank ids) and canonical (text stripped, whole floats as ints)."
-    return _id_codes(df, col, what, line_offset)[0]
+    return id_codes(df, col, what, line_offset)[0]
 
 # %% ../nbs/00_core.ipynb #6dd1dc64
-def _id_codes(df, col, what, line_offset):
+_TEXT_KINDS = ("string", "mixed", "mixed-integer", "mixed-integer-float", "boolean")   # ids read as text
+
+def id_codes(
+    df: pd.DataFrame,  # the table
+    col,  # the id column
+    what: str,  # its role ('unit', 'worker', 'dimension'), for messages
+    line_offset,  # how rows are named in messages (see `rows_msg`)
+):
     "`_check_ids` and, for text ids, their sorted codes and ids (as `pd.factorize(..., sort=True)` gives), else None."
     s = df[col]
     if isinstance(s.dtype, (pd.StringDtype, pd.CategoricalDtype)) or s.dtype == object:   # ids checked per distinct id
         codes, uniq = pd.factorize(s)
         uniq = np.asarray(uniq, dtype=object)
-        if pd.api.types.infer_dtype(uniq, skipna=True) in ("string", "mixed", "mixed-integer", "mixed-integer-float", "boolean"):
+        if pd.api.types.infer_dtype(uniq, skipna=True) in _TEXT_KINDS:
             text = [str(u).strip() for u in uniq.tolist()]
             blank = np.array([t == "" for t in text] + [True])
             bad = np.flatnonzero(blank[codes])                  # codes -1 (missing) read the last entry
@@ -415,7 +496,7 @@ def _id_codes(df, col, what, line_offset):
     bad = np.flatnonzero(s.isna().to_numpy() | s.astype(str).str.strip().eq("").to_numpy())
     if len(bad): raise ValueError(f"{what} column {col!r} has missing ids at {rows_msg(bad, line_offset)}")
     kind = pd.api.types.infer_dtype(s, skipna=True)
-    if kind in ("string", "mixed", "mixed-integer", "mixed-integer-float", "boolean"): return s.astype(str).str.strip(), None
+    if kind in _TEXT_KINDS: return s.astype(str).str.strip(), None
     if pd.api.types.is_float_dtype(s):
         if not np.all(np.mod(s.to_numpy(), 1) == 0):
             raise TypeError(f"{what} column {col!r} holds non-integer numbers; ids must be strings or integers")
@@ -427,23 +508,29 @@ def _label_set(labels):
     "The declared label set as a list, checked: not a string, not empty, no repeats, one kind of label."
     if labels is None: return None
     if isinstance(labels, (str, bytes)):
-        raise TypeError(f"labels must be a list of labels, not the string {labels!r}; did you mean "
-                        f"labels={[p.strip() for p in str(labels).split(',')]!r}?")
+        raise OptionTypeError("labels", labels, Opt("labels"), f" must be a list of labels, not the string {labels!r}; "
+                              "did you mean ", Opt("labels", [p.strip() for p in str(labels).split(",")]), "?")
     try: out = list(labels)
-    except TypeError: raise TypeError(f"labels must be a list of labels, not {type(labels).__name__}") from None
-    if not out: raise ValueError("labels is empty: declare at least one label, or pass labels=None for an open task")
+    except TypeError:
+        raise OptionTypeError("labels", labels, Opt("labels"),
+                              f" must be a list of labels, not {type(labels).__name__}") from None
+    if not out: raise OptionError("labels", labels, Opt("labels"), " is empty: declare at least one label, or pass ",
+                                  Opt("labels", None), " for an open task")
     kinds = [_label_kind(x) for x in out]
     if None in kinds:
         x = out[kinds.index(None)]
-        raise TypeError(f"labels holds {x!r} ({type(x).__name__}); labels must be strings or finite numbers")
-    if len(set(kinds)) > 1: raise TypeError(f"labels mixes strings and numbers: {out!r}")
+        raise OptionTypeError("labels", labels, Opt("labels"), f" holds {x!r} ({type(x).__name__}); labels must be "
+                              "strings or finite numbers")
+    if len(set(kinds)) > 1:
+        raise OptionTypeError("labels", labels, Opt("labels"), f" mixes strings and numbers: {out!r}")
     idx = pd.Index(out)
-    if idx.has_duplicates: raise ValueError(f"labels repeats {list(idx[idx.duplicated()])}")
+    if idx.has_duplicates: raise OptionError("labels", labels, Opt("labels"), f" repeats {list(idx[idx.duplicated()])}")
     return out
 
 # %% ../nbs/00_core.ipynb #56cc5fcb
 def _duplicated(out: pd.DataFrame, key: list, known: dict = {}) -> np.ndarray:
-    "Rows whose `key` columns repeat another row's (all of them marked), from integer codes of the columns (`known`: column -> (codes, ids))."
+    ("Rows whose `key` columns repeat another row's (all of them marked), from integer codes of the columns (`known`: "
+     "column -> (codes, ids)).")
     code, n = np.zeros(len(out), np.int64), 1
     for c in key:
         k, u = known[c] if known.get(c) is not None else pd.factorize(out[c])
@@ -459,7 +546,8 @@ def canonical_frame(df, unit="unit", worker="worker", label="label", **kwargs):
 # %% ../nbs/00_core.ipynb #0f5fdb7f
 def _base_frame(df, unit, worker, dimension, started, submitted, line_offset):
     "The canonical frame's id and time columns, checked, and the unit and worker codes when they are known (else None)."
-    (units, ucodes), (workers, wcodes) = _id_codes(df, unit, "unit", line_offset), _id_codes(df, worker, "worker", line_offset)
+    units, ucodes = id_codes(df, unit, "unit", line_offset)
+    workers, wcodes = id_codes(df, worker, "worker", line_offset)
     out = pd.DataFrame({"unit": units, "worker": workers}).reset_index(drop=True)
     if dimension is not None: out["dimension"] = _check_ids(df, dimension, "dimension", line_offset).to_numpy()
     for k, col in (("started", started), ("submitted", submitted)):
@@ -469,14 +557,23 @@ def _base_frame(df, unit, worker, dimension, started, submitted, line_offset):
     return out, ucodes, wcodes
 
 # %% ../nbs/00_core.ipynb #0627025f
-def _apply_empty(table, ids, label, empty, none_token, line_offset):
-    "The empty-answer policy on the distinct answers: (answers, their sizes, each row's answer, the rows whose answer is empty)."
+def apply_empty(
+    table: list,  # the distinct answers, as label tuples
+    ids: np.ndarray,  # each row's answer (an index into `table`)
+    label,  # the answer column's name, for messages
+    empty: str,  # the policy: 'error', 'drop' or 'label'
+    none_token,  # the label of an empty answer with `empty='label'`
+    line_offset,  # how rows are named in messages (see `rows_msg`)
+):
+    ("The empty-answer policy on the distinct answers: (answers, their sizes, each row's answer, the rows whose answer"
+     " is empty).")
     size = np.fromiter(map(len, table), np.int64, count=len(table))
     empties = np.flatnonzero(size[ids] == 0)
     if len(empties):
         if empty == "error":
-            raise ValueError(f"label column {label!r} has empty answers at {rows_msg(empties, line_offset)}; "
-                             "pass empty='drop' or empty='label' to keep going")
+            raise OptionError("empty", empty, f"label column {label!r} has empty answers at "
+                              f"{rows_msg(empties, line_offset)}; pass ", Opt("empty", "drop"), " or ",
+                              Opt("empty", "label"), " to keep going")
         if empty == "label":
             table = table + [(none_token,)]
             size = np.append(size, 1)
@@ -485,7 +582,8 @@ def _apply_empty(table, ids, label, empty, none_token, line_offset):
 
 # %% ../nbs/00_core.ipynb #4908321f
 def _label_index(table, used, ids, labels, add_none, none_token, rows, label, line_offset) -> pd.Index:
-    "The label set: the declared `labels` (plus the none token when `add_none`) checked against the answers in `used`, or the labels that occur, sorted."
+    ("The label set: the declared `labels` (plus the none token when `add_none`) checked against the answers in "
+     "`used`, or the labels that occur, sorted.")
     if labels is not None:
         labels = pd.Index(labels)
         if add_none and none_token not in labels: labels = labels.append(pd.Index([none_token]))
@@ -501,7 +599,12 @@ def _label_index(table, used, ids, labels, add_none, none_token, rows, label, li
     return labels
 
 # %% ../nbs/00_core.ipynb #22c3e5c4
-def _codes_from_table(table, size, ids, labels):
+def codes_from_table(
+    table: list,  # the distinct answers, as label tuples
+    size: np.ndarray,  # the number of labels of each distinct answer
+    ids: np.ndarray,  # each row's answer (an index into `table`)
+    labels: pd.Index,  # the label set
+) -> tuple[np.ndarray, np.ndarray]:
     "Flat (row, label code) pairs from the distinct answers (`table`, their `size`s) and each row's answer (`ids`)."
     first = np.cumsum(size) - size
     flat = labels.get_indexer(list(chain.from_iterable(table)))
@@ -512,11 +615,13 @@ def _codes_from_table(table, size, ids, labels):
 
 # %% ../nbs/00_core.ipynb #13c2e5c8
 def _resolve_duplicates(out, dup, key, duplicates, submitted, line_offset):
-    "The frame with its duplicate judgments (`dup`, same `key`) resolved by the `duplicates` policy, or an error naming them."
+    ("The frame with its duplicate judgments (`dup`, same `key`) resolved by the `duplicates` policy, or an error "
+     "naming them.")
     if duplicates == "error":
         rows = out["_row"].to_numpy()[dup].tolist()
-        raise ValueError(f"duplicate judgments (same {'/'.join(key)}) at {rows_msg(rows, line_offset)}; "
-                         "pass duplicates='last' or duplicates='count'")
+        raise OptionError("duplicates", duplicates, f"duplicate judgments (same {'/'.join(key)}) at "
+                          f"{rows_msg(rows, line_offset)}; pass ", Opt("duplicates", "last"), " or ",
+                          Opt("duplicates", "count"))
     if duplicates == "last":
         order = ["submitted", "_row"] if submitted is not None else ["_row"]
         return out.sort_values(order, kind="stable").drop_duplicates(key, keep="last").sort_values("_row")
@@ -528,18 +633,17 @@ def _resolve_duplicates(out, dup, key, duplicates, submitted, line_offset):
 def _frame_and_codes(df, unit="unit", worker="worker", label="label", *, sep=None, labels=None, empty="error",
                      none_token="none", duplicates="error", dimension=None, started=None, submitted=None,
                      line_offset=None, source="the table"):
-    "`canonical_frame` plus, when they follow from the distinct answers and ids (else None), the flat (row, label code) pairs and the unit and worker codes."
+    "`canonical_frame`, with the flat (row, label code) pairs and unit and worker codes when known (else None)."
     if len(df) == 0: raise ValueError(f"judgments are empty: {source} has no rows")
     check_choice("empty", empty, ("error", "drop", "label"))
     check_choice("duplicates", duplicates, ("error", "last", "count"))
     labels = _label_set(labels)
     out, ucodes, wcodes = _base_frame(df, unit, worker, dimension, started, submitted, line_offset)
-    table, ids = _parse_answers(df[label], label, sep, line_offset)   # distinct answers, and each row's
-    table, size, ids, empties = _apply_empty(table, ids, label, empty, none_token, line_offset)
+    table, ids = parse_answers(df[label], label, sep, line_offset)   # distinct answers, and each row's
+    table, size, ids, empties = apply_empty(table, ids, label, empty, none_token, line_offset)
     tuples = np.fromiter(table, dtype=object, count=len(table))
     out["labels"] = tuples[ids]                               # shared tuple objects, one per distinct answer
-    out["count"] = 1
-    out["_row"] = np.arange(len(df))
+    out["count"], out["_row"] = 1, np.arange(len(df))
     if len(empties) and empty == "drop":
         ok = size[ids] > 0
         out, ids = out[ok], ids[ok]
@@ -552,7 +656,7 @@ def _frame_and_codes(df, unit="unit", worker="worker", label="label", *, sep=Non
     dup = _duplicated(out, key, {"unit": ucodes, "worker": wcodes})
     if not dup.any():
         ids_ = None if ucodes is None or wcodes is None else (*ucodes, *wcodes)
-        return _source_rows(out, line_offset), labels, _codes_from_table(table, size, ids, labels), ids_
+        return _source_rows(out, line_offset), labels, codes_from_table(table, size, ids, labels), ids_
     out = _resolve_duplicates(out, dup, key, duplicates, submitted, line_offset)
     return _source_rows(out, line_offset), labels, None, None
 
@@ -597,7 +701,7 @@ def read_table(
     if p.is_dir(): raise ValueError(f"{where} is a folder, not a CSV file")
     if p.stat().st_size == 0: raise ValueError(f"{where} is empty")
     if not isinstance(delimiter, str) or len(delimiter) != 1:
-        raise ValueError(f"delimiter must be one character, not {delimiter!r}")
+        raise OptionError("delimiter", delimiter, Opt("delimiter"), f" must be one character, not {delimiter!r}")
     try:
         with open(p, newline="", encoding="utf-8-sig") as f: header = next(csv.reader(f, delimiter=delimiter), [])
         df = pd.read_csv(p, sep=delimiter, encoding="utf-8-sig")
@@ -611,6 +715,7 @@ def read_table(
     if not isinstance(df.index, pd.RangeIndex): _ragged(p, delimiter, len(header), where)   # too many fields: an index
     return df
 
+# %% ../nbs/00_core.ipynb #2e31c6fc
 def _ragged(path, delimiter: str, n: int, where: str):
     "Raise a ValueError naming the first line of a CSV file with more fields than its header's `n`."
     import csv
@@ -650,7 +755,8 @@ DEFAULTS = dict(unit="unit", worker="worker", label="label", labels=None, sep=No
 
 # %% ../nbs/00_core.ipynb #f7dd9cd3
 def _read_input(data, format, delimiter):
-    "The table behind `data` (a DataFrame, or the CSV file it names), checked: (table, CSV line offset or None, its name in errors)."
+    ("The table behind `data` (a DataFrame, or the CSV file it names), checked: (table, CSV line offset or None, its "
+     "name in errors).")
     check_choice("format", format, tuple(FORMATS) + ("auto",))
     line_offset, source = None, "the table"
     if isinstance(data, (str, os.PathLike)):
@@ -658,22 +764,28 @@ def _read_input(data, format, delimiter):
         data, path = read_table(data, delimiter), data
         line_offset = csv_lines(path, delimiter, len(data))
     elif not isinstance(data, pd.DataFrame):
-        raise TypeError(f"judgments must be a Judgments, a long pandas DataFrame or a CSV path, not {type(data).__name__}"
+        raise TypeError("judgments must be a Judgments, a long pandas DataFrame or a CSV path, "
+                        f"not {type(data).__name__}"
                         + ("; a units x workers matrix enters through Judgments.from_matrix"
                            if isinstance(data, (np.ndarray, list, tuple)) else ""))
     dup = data.columns[data.columns.duplicated()].unique().tolist()
     if dup: raise ValueError(f"{source} repeats the column name(s) {dup}; every column needs its own name")
     return data, line_offset, source
 
+# %% ../nbs/00_core.ipynb #707aaf4e
+def _listed(names, given: dict) -> list:
+    "The options `names` with their values, as message parts separated by commas."
+    return [x for k in names for x in (", ", Opt(k, given[k]))][1:]
+
 # %% ../nbs/00_core.ipynb #b0c10497
 def _check_columns(data, spec, format, source):
     "Raise a `ValueError` naming the columns of `spec` that `data` lacks, with its columns and a format hint."
-    missing = [f"{k}={v!r}" for k, v in spec.items() if v is not None and v not in data.columns]
+    missing = [k for k, v in spec.items() if v is not None and v not in data.columns]
     if missing:
         fmt = detect_format(data.columns)
-        hint = f"; it looks like a {fmt} export: pass format={fmt!r}" if fmt != "long" and format != fmt else ""
-        raise ValueError(f"{source} lacks the column(s) {', '.join(missing)}; its columns are "
-                         f"{list(map(str, data.columns))}{hint}")
+        hint = (f"; it looks like a {fmt} export: pass ", Opt("format", fmt)) if fmt != "long" and format != fmt else ()
+        raise OptionError(missing[0], spec[missing[0]], f"{source} lacks the column(s) ", *_listed(missing, spec),
+                          f"; its columns are {list(map(str, data.columns))}", *hint)
 
 # %% ../nbs/00_core.ipynb #e32cdcb9
 def as_judgments(
@@ -684,9 +796,9 @@ def as_judgments(
     *,
     labels=None,  # the label set in its order (a closed task); None: the labels that occur, sorted (an open task)
     sep: str | None = None,  # separator between several labels in one answer cell, e.g. '|'; None: one label per cell
-    empty: str = "error",  # empty answers: 'error', 'drop' them, or record them as the label `none_token` ('label')
+    empty: Literal["error", "drop", "label"] = "error",  # empty answers: 'error', 'drop', or 'label' (`none_token`)
     none_token: str = "none",  # the label an empty answer becomes with `empty='label'`
-    duplicates: str = "error",  # a worker judging a unit twice: 'error', keep the 'last', or 'count' every judgment
+    duplicates: Literal["error", "last", "count"] = "error",  # a worker judging a unit twice: 'error', 'last', 'count'
     dimension: str | None = None,  # column naming the question when a worker judges a unit once per question
     started: str | None = None,  # column of the time a judgment was started (parsed as a time)
     submitted: str | None = None,  # column of the time a judgment was submitted (orders `duplicates='last'`)
@@ -696,24 +808,12 @@ def as_judgments(
 ) -> Judgments:
     "Validated `Judgments` from judgments, a long DataFrame or a CSV path: the one door every method uses."
     if unknown: raise _unknown_options(unknown)
-    given = dict(unit=unit, worker=worker, label=label, labels=labels, sep=sep, empty=empty, none_token=none_token,
-                 duplicates=duplicates, dimension=dimension, started=started, submitted=submitted, format=format,
-                 delimiter=delimiter)
+    given = {k: v for k, v in locals().items() if k in DEFAULTS}
     _check_names(given)
     if isinstance(data, Judgments): return _relabel(data, given)
     if frame_backend(data) is not None: return backend_judgments(data, given)
     if hasattr(data, "executor") and hasattr(data, "shards"): return _held(data, given)
-    path = data if isinstance(data, (str, os.PathLike)) else None
-    data, line_offset, source = _read_input(data, format, delimiter)
-    spec = role_columns(data, given)
-    _check_columns(data, spec, format, source)
-    if path is not None:                                     # ids as the file writes them
-        data = _ids_as_written(data, path, delimiter, [spec[k] for k in ("unit", "worker", "dimension")])
-    opts = {k: given[k] for k in ("sep", "labels", "empty", "none_token", "duplicates")}
-    frame, label_set, codes, ids = _frame_and_codes(data, **spec, **opts, line_offset=line_offset, source=source)
-    j = Judgments(frame, label_set, closed=labels is not None, codes=ids)
-    if codes is not None: j._cache["label_codes"] = codes     # known from the distinct answers: no pass over tuples
-    return j
+    return table_judgments(data, given)
 
 # %% ../nbs/00_core.ipynb #cafebe9a
 def _check_names(given: dict) -> None:
@@ -722,9 +822,10 @@ def _check_names(given: dict) -> None:
         v = given[k]
         if (v is None and k not in ("unit", "worker", "label")) or (isinstance(v, (str, Integral, tuple))
                                                                     and not isinstance(v, (bool, np.bool_))): continue
-        raise TypeError(f"{k} must be a column name (a string), not {v!r} ({type(v).__name__})")
+        raise OptionTypeError(k, v, Opt(k), f" must be a column name (a string), not {v!r} ({type(v).__name__})")
     if given["sep"] is not None and not (isinstance(given["sep"], str) and given["sep"]):
-        raise TypeError(f"sep must be a non-empty string or None, not {given['sep']!r}")
+        raise OptionTypeError("sep", given["sep"], Opt("sep"),
+                              f" must be a non-empty string or None, not {given['sep']!r}")
 
 # %% ../nbs/00_core.ipynb #86e89cf1
 _MODULES = ("agreement", "chance", "crowdtruth", "crowdtruth_v1", "trust", "model_a", "model_b", "humeval", "coref")
@@ -797,24 +898,47 @@ def role_columns(df, given) -> dict:
             spec[k] = v if k in ("unit", "worker", "label") or v in df.columns else None   # time columns are optional
     if fmt == "mturk" and spec["label"] == DEFAULTS["label"]:
         cand = [c for c in df.columns if str(c).startswith("Answer.")]
-        if len(cand) != 1: raise ValueError(f"cannot tell the answer column of this mturk export; pass label= one of {cand}")
+        if len(cand) != 1: raise OptionError("label", spec["label"], "cannot tell the answer column of this mturk "
+                                             "export; pass ", Opt("label", kw=True), f" one of {cand}")
         spec["label"] = cand[0]
     if fmt == "crowdflower" and spec["label"] == DEFAULTS["label"] and "label" not in df.columns:
-        cand = [c for c in df.columns if not str(c).startswith("_") and not str(c).endswith("_gold") and df[c].notna().any()]
-        raise ValueError("a crowdflower export needs label=<answer column>; candidate columns: " + ", ".join(map(str, cand[:10])))
+        cand = [c for c in df.columns
+                if not str(c).startswith("_") and not str(c).endswith("_gold") and df[c].notna().any()]
+        raise OptionError("label", spec["label"], "a crowdflower export needs ", Opt("label", kw=True),
+                          "<answer column>; candidate columns: " + ", ".join(map(str, cand[:10])))
     return spec
+
+# %% ../nbs/00_core.ipynb #38a1391e
+def table_judgments(
+    data,  # a long DataFrame, or the path of a CSV file holding one
+    given: dict,  # every option of `as_judgments` (the keys of `DEFAULTS`)
+) -> Judgments:
+    "Validated `Judgments` of a long table or CSV file: read, its columns found, every row checked."
+    fmt, delimiter, path = given["format"], given["delimiter"], data if isinstance(data, (str, os.PathLike)) else None
+    data, line_offset, source = _read_input(data, fmt, delimiter)
+    spec = role_columns(data, given)
+    _check_columns(data, spec, fmt, source)
+    if path is not None:                                     # ids as the file writes them
+        data = _ids_as_written(data, path, delimiter, [spec[k] for k in ("unit", "worker", "dimension")])
+    opts = {k: given[k] for k in ("sep", "labels", "empty", "none_token", "duplicates")}
+    frame, label_set, codes, ids = _frame_and_codes(data, **spec, **opts, line_offset=line_offset, source=source)
+    j = Judgments(frame, label_set, closed=given["labels"] is not None, codes=ids)
+    if codes is not None: j._cache["label_codes"] = codes     # known from the distinct answers: no pass over tuples
+    return j
 
 # %% ../nbs/00_core.ipynb #c78346e1
 def _relabel(j: Judgments, given) -> Judgments:
     "Judgments as given; `labels=` may re-declare the label set (it must hold every label that occurs)."
-    other = [f"{k}={v!r}" for k, v in given.items() if k != "labels" and v != DEFAULTS[k]]
-    if other: raise TypeError(f"{', '.join(other)} applies to a table or a CSV file, not to Judgments that are already validated")
+    other = [k for k, v in given.items() if k != "labels" and v != DEFAULTS[k]]
+    if other: raise OptionTypeError(other[0], given[other[0]], *_listed(other, given),
+                                    " applies to a table or a CSV file, not to Judgments that are already validated")
     labels = _label_set(given["labels"])
     if labels is None or list(labels) == list(j.labels): return j
     new = pd.Index(labels, name="label")
     seen = j.labels[np.bincount(j.label_codes()[1], minlength=j.n_labels) > 0]
     lost = [x for x in seen if x not in set(new)]
-    if lost: raise ValueError(f"labels {lost} occur in the judgments but not in the declared labels {labels}")
+    if lost: raise OptionError("labels", labels, Opt("labels"), f" {lost} occur in the judgments but not in the "
+                               f"declared labels {labels}")
     return Judgments(j.frame, new, closed=True)
 
 # %% ../nbs/00_core.ipynb #81359e9e
@@ -843,9 +967,11 @@ def backend_judgments(
 
 # %% ../nbs/00_core.ipynb #c2fec63a
 def _held(data, given: dict):
-    "Judgments a backend already read and validated (they have `executor()` and `shards()`), passed through as they are."
-    other = [f"{k}={v!r}" for k, v in given.items() if v != DEFAULTS[k]]
-    if other: raise TypeError(f"{', '.join(other)} applies to a table, not to {type(data).__name__} that are already validated")
+    ("Judgments a backend already read and validated (they have `executor()` and `shards()`), passed through as they "
+     "are.")
+    other = [k for k, v in given.items() if v != DEFAULTS[k]]
+    if other: raise OptionTypeError(other[0], given[other[0]], *_listed(other, given),
+                                    f" applies to a table, not to {type(data).__name__} that are already validated")
     return data
 
 # %% ../nbs/00_core.ipynb #bf4a6ca4
@@ -964,7 +1090,8 @@ def label_matrix(
     if len(rep):
         raise ValueError(f"label_matrix needs one judgment per (unit, worker); judgments at {self.describe_rows(rep)} "
                          "repeat "
-                         "a (unit, worker) pair" + ("; select one dimension first" if "dimension" in self.frame else ""))
+                         "a (unit, worker) pair" +
+                         ("; select one dimension first" if "dimension" in self.frame else ""))
     if 0 <= missing < self.n_labels: raise ValueError(f"missing marker {missing} collides with a label code")
     m = np.full((self.n_units, self.n_workers), missing, dtype=np.int64)
     rows, codes = self.label_codes()
@@ -973,7 +1100,8 @@ def label_matrix(
 
 # %% ../nbs/00_core.ipynb #e5735c8b
 def _matrix_array(matrix, units, workers) -> tuple:
-    "(the matrix as a checked 2-D array of labels, units, workers): a DataFrame's index and columns stand in for ids not given."
+    ("(the matrix as a checked 2-D array of labels, units, workers): a DataFrame's index and columns stand in for ids "
+     "not given.")
     if isinstance(matrix, pd.DataFrame):
         units = matrix.index if units is None else units
         workers = matrix.columns if workers is None else workers
@@ -981,7 +1109,8 @@ def _matrix_array(matrix, units, workers) -> tuple:
                                                            for t in matrix.dtypes) else matrix.to_numpy()
     m = np.asarray(matrix)
     if m.ndim != 2: raise ValueError(f"the matrix must be 2-D (units x workers), got shape {m.shape}")
-    if m.dtype.kind not in "iufOUSb": raise TypeError(f"the matrix must hold labels (strings or numbers), not {m.dtype}")
+    if m.dtype.kind not in "iufOUSb":
+        raise TypeError(f"the matrix must hold labels (strings or numbers), not {m.dtype}")
     if m.dtype.kind == "b": raise TypeError("the matrix holds booleans; labels must be strings or numbers")
     return m, units, workers
 
@@ -995,7 +1124,8 @@ def from_matrix(
     units=None,  # unit ids for the rows (default: the DataFrame's index, or 0..n-1)
     workers=None,  # worker ids for the columns (default: the DataFrame's columns, or 0..m-1)
 ) -> Judgments:
-    "Judgments from a wide units x workers matrix (rows are units, columns are workers) with an explicit `missing` marker."
+    ("Judgments from a wide units x workers matrix (rows are units, columns are workers) with an explicit `missing` "
+     "marker.")
     m, units, workers = _matrix_array(matrix, units, workers)
     keep = ~pd.isna(m) if m.dtype.kind in "fO" else np.ones(m.shape, bool)
     if missing is not None:
@@ -1014,7 +1144,10 @@ def from_matrix(
     cell = lambda rows: [f"the cell of unit {u_[r[k]]!r} and worker {w_[c[k]]!r}" for k in rows]
     try: frame, label_set, codes, ids = _frame_and_codes(df, labels=labels, line_offset=cell, source="the matrix")
     except (ValueError, TypeError) as e:                       # the long table is ours: its label column is the matrix
-        raise type(e)(str(e).replace("label column 'label'", "the matrix")) from None
+        fix = lambda t: t.replace("label column 'label'", "the matrix")
+        if isinstance(e, OptionError):
+            raise type(e)(e.option, e.value, *[fix(p) if isinstance(p, str) else p for p in e.parts]) from None
+        raise type(e)(fix(str(e))) from None
     j = Judgments(frame, label_set, closed=labels is not None, codes=ids)
     if codes is not None: j._cache["label_codes"] = codes
     return j
@@ -1082,7 +1215,8 @@ def loop_design(
     if not (isinstance(n_annotators, Integral) and isinstance(group_size, Integral)):
         raise TypeError("n_annotators and group_size must be integers")
     if group_size < 2 or n_annotators < group_size:
-        raise ValueError(f"need 2 <= group_size <= n_annotators, got group_size={group_size}, n_annotators={n_annotators}")
+        raise ValueError(f"need 2 <= group_size <= n_annotators, got group_size={group_size}, "
+                         f"n_annotators={n_annotators}")
     return (np.arange(n_annotators)[:, None] + np.arange(group_size)[None, :]) % n_annotators
 
 # %% ../nbs/00_core.ipynb #b3a76baf
@@ -1091,7 +1225,8 @@ def design_matrix(
     groups=None,  # groups x members array of annotator indices (default: `loop_design()`)
     seed=None,  # int, None or numpy Generator
 ) -> tuple[np.ndarray, np.ndarray]:
-    "Assign `n_items` to the `groups` (default: `loop_design()`) in near-equal numbers at random; returns (group of each item, items x annotators bool mask)."
+    ("Assign `n_items` to the `groups` (default: `loop_design()`) in near-equal numbers at random; returns (group of "
+     "each item, items x annotators bool mask).")
     groups = loop_design() if groups is None else np.asarray(groups)
     if n_items < 1: raise ValueError("n_items must be at least 1")
     rng = as_rng(seed)
@@ -1136,7 +1271,8 @@ def _single_label_answers(rng, n_units, u, w, p, spam, prev, label_density, spam
 
 # %% ../nbs/00_core.ipynb #40d708f6
 def _multi_label_answers(rng, n_units, u, w, p, spam, prev, label_density, spammer_style, L):
-    "`|`-joined answers and truth of a multi-label crowd: each label true with probability `label_density`, at least one."
+    ("`|`-joined answers and truth of a multi-label crowd: each label true with probability `label_density`, at least "
+     "one.")
     n_workers, n_labels = len(spam), len(L)
     T = rng.random((n_units, n_labels)) < label_density
     T[np.arange(n_units), rng.integers(0, n_labels, n_units)] |= ~T.any(axis=1)
@@ -1164,7 +1300,8 @@ def simulate_crowd(
     spammer_style: str = "random",  # spammers answer at 'random' or always give the same label ('constant')
     seed=None,  # int, None or numpy Generator
 ) -> Simulation:
-    "Simulate a crowd with planted worker qualities (Beta `quality`), spammers and unit difficulties (Beta `difficulty`)."
+    ("Simulate a crowd with planted worker qualities (Beta `quality`), spammers and unit difficulties (Beta "
+     "`difficulty`).")
     _check_crowd(n_units, n_workers, n_labels, workers_per_unit, spammer_fraction, spammer_style)
     rng = as_rng(seed)
     labels = [f"L{k}" for k in range(n_labels)]

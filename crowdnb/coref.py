@@ -18,6 +18,7 @@ import pandas as pd
 from scipy import sparse
 from scipy.optimize import linear_sum_assignment
 
+from .core import Opt, OptionError
 from .core import check_bool, check_choice, divide
 
 # %% auto #0
@@ -62,8 +63,8 @@ def _readable(cell, ln, doc, where, malformed, skipped):
     if _CELL.match(cell): return True
     if malformed == "skip":
         skipped.append((ln, doc, cell)); return False
-    raise ValueError(f"{where}, line {ln}: malformed coreference column {cell!r} "
-                     "(expected '-', '(n)', '(n', 'n)' joined by '|'; malformed='skip' reads it as '-')")
+    raise OptionError("malformed", malformed, f"{where}, line {ln}: malformed coreference column {cell!r} "
+                      "(expected '-', '(n)', '(n', 'n)' joined by '|'; ", Opt("malformed", "skip"), " reads it as '-')")
 
 # %% ../nbs/40_coref.ipynb #b3a4764a
 def _read_brackets(cell, tok, ln, open_, mentions, where):
@@ -361,8 +362,9 @@ def _doc_dicts(key, response, missing):
     if extra: raise ValueError(f"response documents not in the key: {extra[:5]}{' ...' if len(extra) > 5 else ''}")
     absent = [d for d in kd if d not in rd]
     if absent and missing == "error":
-        raise ValueError(f"key documents missing from the response: {absent[:5]}{' ...' if len(absent) > 5 else ''}"
-                         " (pass missing='empty' to score them as empty responses)")
+        raise OptionError("missing", missing, f"key documents missing from the response: {absent[:5]}"
+                          f"{' ...' if len(absent) > 5 else ''} (pass ", Opt("missing", "empty"),
+                          " to score them as empty responses)")
     docs = list(kd)
     return kd, {d: rd.get(d, []) for d in docs}, docs
 

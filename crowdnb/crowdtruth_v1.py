@@ -17,6 +17,7 @@ from fastcore.basics import patch
 from fastcore.meta import delegates
 from scipy import sparse
 
+from .core import Opt, OptionError, OptionTypeError
 from .core import Judgments, as_judgments, atomic_write, check_choice, divide
 
 # %% auto #0
@@ -473,10 +474,10 @@ def job_name(
 ) -> str:
     "The job id as the start of a file name, or an error naming it (empty, or a character a file name cannot hold)."
     if isinstance(job_id, bool) or not isinstance(job_id, (str, int, np.integer)):
-        raise TypeError(f"job_id must be a string or an integer, not {type(job_id).__name__}")
+        raise OptionTypeError("job_id", job_id, Opt("job_id"), f" must be a string or an integer, not {type(job_id).__name__}")
     job = str(job_id).strip()
     if not job or re.search(r'[\\/:*?"<>|\x00-\x1f]', job):
-        raise ValueError(f"job_id {job_id!r} cannot be part of a file name "
+        raise OptionError("job_id", job_id, Opt("job_id"), f" {job_id!r} cannot be part of a file name "
                          f"(empty, or holds one of \\ / : * ? \" < > |)")
     return job
 

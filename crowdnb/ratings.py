@@ -15,6 +15,7 @@ import pandas as pd
 from fastcore.meta import delegates
 from scipy import linalg, optimize, sparse, stats
 
+from .core import Opt, OptionError
 from .core import Judgments, as_judgments, check_choice, check_int, check_number, engine, kernel, prange
 from .agreement import UndefinedAgreement, answer_distances, coincidence_matrix
 from .chance import coefficient_table
@@ -407,8 +408,8 @@ def icc(
     _check_layout(j, y, "icc")
     n, k, N = j.n_units, j.n_workers, len(y)
     if method == "anova" and N < n * k:
-        raise ValueError(f"method='anova' needs every worker to rate every unit; {n * k - N} of {n * k} ratings are "
-                         "missing: use method='reml' (or 'auto')")
+        raise OptionError("method", method, Opt("method", "anova"), f" needs every worker to rate every unit; "
+                          f"{n * k - N} of {n * k} ratings are missing: use ", Opt("method", "reml"), " (or 'auto')")
     if method == "auto": method = "anova" if N == n * k else "reml"
     if method == "anova": out = icc_from_mean_squares(anova_mean_squares(unit, rater, y, n, k), n, k, ci=ci)
     else:

@@ -26,6 +26,7 @@ from fastcore.basics import patch
 from fastcore.meta import delegates
 from scipy import sparse
 
+from .core import Opt, OptionError
 from .core import (Judgments, as_judgments, check_choice, check_int, check_level, check_number, progress_bar,
                           atomic_write, write_csv)
 from .agreement import pairwise_kappas, agreement_scores
@@ -194,8 +195,9 @@ def plan(
     kind, numeric, multi, continuous = _data_kind(J, max_categories, max_labels)
     if level is None: level = {"numeric": "interval", "ordinal": "ordinal"}.get(kind, "nominal")
     if level in ("interval", "ratio") and not numeric:
-        raise ValueError(f"level={level!r} needs numeric labels; the labels are text ({', '.join(map(repr, J.labels[:5]))}"
-                         f"{' ...' if J.n_labels > 5 else ''}): pass level='ordinal' with labels= in their order, or 'nominal'")
+        raise OptionError("level", level, Opt("level", level), " needs numeric labels; the labels are text "
+                          f"({', '.join(map(repr, J.labels[:5]))}{' ...' if J.n_labels > 5 else ''}): pass ",
+                          Opt("level", "ordinal"), " with ", Opt("labels", kw=True), " in their order, or 'nominal'")
     levels = list(dict.fromkeys(["nominal"] + (["ordinal"] if numeric or J.closed else [])
                                 + (["interval"] if numeric else []) + [level]))
     why = _reasons_of_data(J, multi, continuous, max_categories)

@@ -15,6 +15,7 @@ import pandas as pd
 from fastcore.meta import delegates
 from scipy import sparse
 
+from .core import Opt, OptionError
 from .core import as_judgments, check_choice, check_int, check_level, check_number, engine, kernel, progress_bar
 # one definition of alpha's parts
 from .agreement import squared_distances, judgments_of, alpha_scale, single_label, UndefinedAgreement
@@ -113,9 +114,10 @@ def _check_workers(k: int, max_workers: int):
     if k < 2: raise ValueError(f"trust coefficients need at least 2 workers, got {k}")
     if k > max_workers:
         n = 2**k - k - 1
-        raise ValueError(f"{k} workers give 2^{k} - {k} - 1 = {n:,} subsets: about {n * 56 / 2**20:,.0f} MiB for "
+        raise OptionError("max_workers", max_workers, f"{k} workers give 2^{k} - {k} - 1 = {n:,} subsets: about {n * 56 / 2**20:,.0f} MiB for "
                          f"their codes, alphas and ranks, and {n / (2**20 - 21):,.1f}x the work of 20 workers; "
-                         f"the limit is max_workers={max_workers}. Pass max_workers={k} to run anyway.")
+                         "the limit is ", Opt("max_workers", max_workers), ". Pass ", Opt("max_workers", k),
+                         " to run anyway.")
 
 # %% ../nbs/21_trust.ipynb #bc79df2a
 def _blas_one_thread():
