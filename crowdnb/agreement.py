@@ -33,7 +33,8 @@ __all__ = ['SET_LEVELS', 'SPATIAL_PREPOSITIONS', 'UndefinedAgreement', 'judgment
 
 # %% ../nbs/20_agreement.ipynb #0458900c
 class UndefinedAgreement(ValueError):
-    "An agreement coefficient that is 0/0 on this data (no pairable ratings, no variation): a ValueError callers can catch by type."
+    ("An agreement coefficient that is 0/0 on this data (no pairable ratings, no variation): a ValueError callers can "
+     "catch by type.")
 
 # %% ../nbs/20_agreement.ipynb #3c7fce4e
 _RENAMED = {"rater": "worker", "value": "label", "item": "unit", "rating": "label", "key": "unit", "answer": "label",
@@ -47,7 +48,8 @@ def judgments_of(data, kwargs: dict, what: str) -> Judgments:
     if old:
         new = _RENAMED[old[0]]
         hint = f"use {new}() for a count table" if new.endswith("counts") else f"it is now {new}="
-        raise TypeError(f"{what}() has no option {old[0]}=: {hint} (crowdnb's one vocabulary: unit, worker, label, labels)")
+        raise TypeError(f"{what}() has no option {old[0]}=: {hint} (crowdnb's one vocabulary: unit, worker, label, "
+                        "labels)")
     j = as_judgments(data, **kwargs)
     if kwargs.get("labels") is not None and not j.closed:        # labels= re-declared the order it already had
         j = Judgments(j.frame, j.labels, closed=True)
@@ -197,7 +199,8 @@ def fleiss_from_sums(
     if s["units"] == 0: raise UndefinedAgreement("no unit has two or more ratings: Fleiss' kappa is undefined")
     p = s["totals"] / s["ratings"]
     p_e = (p ** 2).sum()
-    if p_e >= 1: raise UndefinedAgreement("expected agreement is 1 (every rating is the same category): Fleiss' kappa is 0/0")
+    if p_e >= 1: raise UndefinedAgreement("expected agreement is 1 (every rating is the same category): Fleiss' kappa "
+                                          "is 0/0")
     return float((s["p_sum"] / s["units"] - p_e) / (1 - p_e))
 
 # %% ../nbs/20_agreement.ipynb #a6bf0c4e
@@ -248,11 +251,13 @@ def pairwise_kappas(
     data,  # single-label judgments: a `Judgments`, a long DataFrame or a CSV path
     **kwargs,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    "Cohen's kappa and the number of shared units of every pair of workers (workers x workers tables; NaN where undefined)."
+    ("Cohen's kappa and the number of shared units of every pair of workers (workers x workers tables; NaN where "
+     "undefined).")
     J = single_label(judgments_of(data, kwargs, "pairwise_kappas"), "pairwise_kappas")
     K, W = J.n_labels, J.n_workers
     rows, codes = J.label_codes()
-    X = sparse.csr_matrix((np.ones(len(rows)), (J.unit_code[rows], J.worker_code[rows] * K + codes)), shape=(J.n_units, W * K))
+    X = sparse.csr_matrix((np.ones(len(rows)), (J.unit_code[rows], J.worker_code[rows] * K + codes)),
+                          shape=(J.n_units, W * K))
     C = (X.T @ X).toarray().reshape(W, K, W, K).transpose(0, 2, 1, 3)          # C[a, b] = K x K table of a vs b
     n = C.sum(axis=(2, 3))
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -266,7 +271,8 @@ def pairwise_kappas(
 
 # %% ../nbs/20_agreement.ipynb #9df393a9
 def _numeric_agreement(J: Judgments, codes: np.ndarray, u: np.ndarray, m: np.ndarray, others: np.ndarray) -> tuple:
-    "(score, chance) per judgment and the score per unit, for numeric labels (`u`: unit of each judgment, `m`: judgments per unit)."
+    ("(score, chance) per judgment and the score per unit, for numeric labels (`u`: unit of each judgment, `m`: "
+     "judgments per unit).")
     x = J.labels.to_numpy(float)[codes]
     tot = np.bincount(u, x, minlength=J.n_units)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -278,7 +284,8 @@ def _numeric_agreement(J: Judgments, codes: np.ndarray, u: np.ndarray, m: np.nda
 
 # %% ../nbs/20_agreement.ipynb #0e375809
 def _label_agreement(J: Judgments, codes: np.ndarray, u: np.ndarray, m: np.ndarray, others: np.ndarray) -> tuple:
-    "(score, chance) per judgment and the score per unit, for categorical labels (`u`: unit of each judgment, `m`: judgments per unit)."
+    ("(score, chance) per judgment and the score per unit, for categorical labels (`u`: unit of each judgment, `m`: "
+     "judgments per unit).")
     key = u.astype(np.int64) * J.n_labels + codes
     votes = np.bincount(key, minlength=J.n_units * J.n_labels)             # judgments choosing the label on the unit
     p = np.bincount(codes, minlength=J.n_labels) / len(codes)               # how often each label is chosen
@@ -296,7 +303,8 @@ def agreement_scores(
     numeric: bool = False,  # True: labels are measurements; the score is minus the mean |value - mean of the others|
     **kwargs,
 ) -> tuple[pd.Series, pd.Series, pd.Series]:
-    "Per worker: agreement with the other workers on the same unit, and its chance level; per unit: the plurality share (see the text)."
+    ("Per worker: agreement with the other workers on the same unit, and its chance level; per unit: the plurality "
+     "share (see the text).")
     J = judgments_of(data, kwargs, "agreement_scores")
     rows, codes = J.label_codes()
     u, w = J.unit_code[rows], J.worker_code[rows]
@@ -304,13 +312,15 @@ def agreement_scores(
     others = m[u] - 1
     ok = others > 0
     score, expect, unit = (_numeric_agreement if numeric else _label_agreement)(J, codes, u, m, others)
-    per_j = pd.DataFrame({"j": rows, "s": np.where(ok, score, np.nan), "e": np.where(ok, expect, np.nan)}).groupby("j").mean()
+    per_j = pd.DataFrame({"j": rows, "s": np.where(ok, score, np.nan),
+                          "e": np.where(ok, expect, np.nan)}).groupby("j").mean()
     jw = J.worker_code[per_j.index.to_numpy()]
     good = np.isfinite(per_j["s"].to_numpy())
     n_w = np.bincount(jw[good], minlength=J.n_workers)
     def mean(col):
         with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(n_w > 0, np.bincount(jw[good], per_j[col].to_numpy()[good], minlength=J.n_workers) / n_w, np.nan)
+            return np.where(n_w > 0, np.bincount(jw[good], per_j[col].to_numpy()[good], minlength=J.n_workers) / n_w,
+                            np.nan)
     return (pd.Series(mean("s"), J.workers, name="agreement"), pd.Series(unit, J.units, name="agreement"),
             pd.Series(mean("e"), J.workers, name="chance"))
 
@@ -374,9 +384,11 @@ def _check_values(level, values):
 
 # %% ../nbs/20_agreement.ipynb #8ef0459c
 def alpha_scale(j: Judgments, level: str, what: str) -> np.ndarray:
-    "The label values alpha's distances use at `level`, in label order (ordinal strings: positions in the declared order)."
+    ("The label values alpha's distances use at `level`, in label order (ordinal strings: positions in the declared "
+     "order).")
     check_level(level)
-    if j.n_workers < 2: raise ValueError(f"{what} needs at least two workers; the judgments have one ({j.workers[0]!r})")
+    if j.n_workers < 2:
+        raise ValueError(f"{what} needs at least two workers; the judgments have one ({j.workers[0]!r})")
     lab, numeric = j.labels, j.labels.dtype.kind in "iuf"
     _check_values(level, np.asarray(lab) if level in ("interval", "ratio") else np.zeros(0))
     if level == "ordinal" and not numeric and not j.closed:
@@ -394,14 +406,16 @@ def alpha_from_coincidences(
     "Low-level: Krippendorff's alpha from a coincidence matrix."
     check_level(level)
     o, values = np.asarray(o, float), np.asarray(values)
-    if len(values) != o.shape[0]: raise ValueError(f"labels has {len(values)} values but counts have {o.shape[0]} columns")
+    if len(values) != o.shape[0]: raise ValueError(f"labels has {len(values)} values but counts have {o.shape[0]} "
+                                                   "columns")
     _check_values(level, values)
     n_v = o.sum(axis=0)
     n = n_v.sum()
     if n == 0: raise UndefinedAgreement("no unit has judgments from two or more workers: alpha is undefined")
     d = squared_distances(values, n_v, level)
     de = (np.outer(n_v, n_v) * d).sum()
-    if de == 0: raise UndefinedAgreement("every pairable judgment has the same label (no variation): alpha is 0/0, undefined")
+    if de == 0: raise UndefinedAgreement("every pairable judgment has the same label (no variation): alpha is 0/0, "
+                                         "undefined")
     return float(1.0 - (n - 1) * (o * d).sum() / de)
 
 # %% ../nbs/20_agreement.ipynb #28b02daf
@@ -434,13 +448,14 @@ def is_distance_level(
     level,  # a `level=` value
 ) -> bool:
     "True when `level` is a distance (a set-distance name, a callable or a matrix) rather than a measurement level."
-    return callable(level) or isinstance(level, (np.ndarray, pd.DataFrame)) or (isinstance(level, str) and level in SET_LEVELS)
+    return (callable(level) or isinstance(level, (np.ndarray, pd.DataFrame))
+            or (isinstance(level, str) and level in SET_LEVELS))
 
 # %% ../nbs/20_agreement.ipynb #e5b0956c
 @delegates(as_judgments, but=["data"])
 def krippendorff_alpha(
     data,  # judgments: a `Judgments`, a long DataFrame or a CSV path (see `as_judgments`)
-    level: str = "nominal",  # 'nominal', 'ordinal' (scale = label order), 'interval', 'ratio', or a distance: 'masi', 'jaccard', a callable, a matrix
+    level: str = "nominal",  # 'nominal', 'ordinal', 'interval', 'ratio' or a distance: 'masi', 'jaccard', a function
     **kwargs,
 ) -> float:
     "Krippendorff's alpha of the judgments at a level of measurement; missing judgments are simply absent rows."
@@ -498,7 +513,8 @@ def _resample_alphas(contrib, w, values, level, d_fixed) -> np.ndarray:
 
 # %% ../nbs/20_agreement.ipynb #6a6f43b3
 def _bootstrap_alphas(contrib, values, level, rng, n_boot: int, batch: int, progress, d=None) -> np.ndarray:
-    "Alphas of `n_boot` resamples of the units (rows of `contrib`), `batch` at a time (nan: no variation); `d`: a fixed distance matrix."
+    ("Alphas of `n_boot` resamples of the units (rows of `contrib`), `batch` at a time (nan: no variation); `d`: a "
+     "fixed distance matrix.")
     v, n_units = len(values), contrib.shape[0]
     batch = int(max(1, min(batch, 2e7 // (v * v + n_units))))
     d_fixed = d if d is not None else None if level == "ordinal" else squared_distances(values, None, level)
@@ -512,7 +528,7 @@ def _bootstrap_alphas(contrib, values, level, rng, n_boot: int, batch: int, prog
 @delegates(as_judgments, but=["data"])
 def alpha_bootstrap(
     data,  # judgments: a `Judgments`, a long DataFrame or a CSV path (see `as_judgments`)
-    level: str = "nominal",  # 'nominal', 'ordinal', 'interval', 'ratio', or a distance: 'masi', 'jaccard', a callable, a matrix
+    level: str = "nominal",  # 'nominal', 'ordinal', 'interval', 'ratio', or 'masi', 'jaccard', a callable, a matrix
     n_boot: int = 1000,  # number of bootstrap resamples (>= 1)
     ci: float = 0.95,  # coverage of the percentile interval, in (0, 1)
     seed=None,  # an int >= 0, None or a numpy Generator: the same seed gives the same resamples
@@ -521,14 +537,11 @@ def alpha_bootstrap(
     **kwargs,
 ) -> AlphaInterval:
     "Krippendorff's alpha with a seeded percentile bootstrap interval over units."
-    dist = is_distance_level(level)
-    if not dist: check_level(level)
-    n_boot = check_int("n_boot", n_boot, 1)
+    if not (dist := is_distance_level(level)): check_level(level)
+    n_boot, batch = check_int("n_boot", n_boot, 1), check_int("batch", batch, 1)
     ci = check_number("ci", ci, 0, 1, low_open=True, high_open=True)
-    batch = check_int("batch", batch, 1)
     check_choice("progress", progress, (None, True, False))
-    rng = as_rng(seed)
-    j = judgments_of(data, kwargs, "alpha_bootstrap")
+    rng, j = as_rng(seed), judgments_of(data, kwargs, "alpha_bootstrap")
     if dist:                                                   # values = the distinct answers, with their distances
         n, answers, d = answer_counts(j, level)
         values, a = np.arange(len(answers)), alpha_from_distances(n, d)
@@ -630,7 +643,8 @@ def _unit_candidates(candidates, j: Judgments) -> np.ndarray:
                          "Series or dict indexed by unit)")
     if isinstance(candidates, (dict, pd.Series)):
         s = pd.Series(candidates, dtype=object)
-        if s.index.has_duplicates: raise ValueError(f"candidates lists the unit(s) {_ids(s.index[s.index.duplicated()])} twice")
+        if s.index.has_duplicates: raise ValueError("candidates lists the unit(s) "
+                                                    f"{_ids(s.index[s.index.duplicated()])} twice")
         f = s.reindex(j.units)
         absent = j.units[f.isna().to_numpy()]
         if len(absent): raise ValueError(f"candidates has no number for the unit(s) {_ids(absent)}")
@@ -638,7 +652,8 @@ def _unit_candidates(candidates, j: Judgments) -> np.ndarray:
     elif isinstance(candidates, (Real, np.number)) and not isinstance(candidates, (bool, np.bool_)):
         f = np.full(j.n_units, float(candidates))
     else:
-        raise TypeError(f"candidates must be a number or a Series/dict indexed by unit, not {type(candidates).__name__}")
+        raise TypeError("candidates must be a number or a Series/dict indexed by unit, "
+                        f"not {type(candidates).__name__}")
     bad = ~np.isfinite(f) | (f < 1) | (np.mod(np.nan_to_num(f), 1) != 0)
     if bad.any():
         raise ValueError(f"candidates must be whole numbers >= 1; unit {j.units[bad][0]!r} has {float(f[bad][0])!r}")
@@ -646,7 +661,8 @@ def _unit_candidates(candidates, j: Judgments) -> np.ndarray:
 
 # %% ../nbs/20_agreement.ipynb #e3a281d6
 def _choice_codes(j: Judgments, q: np.ndarray, candidates) -> tuple:
-    "Choice rule: the label occurrences' judgment rows, their (question, answer) codes, and the candidates per question."
+    ("Choice rule: the label occurrences' judgment rows, their (question, answer) codes, and the candidates per "
+     "question.")
     bad = np.flatnonzero(j.frame["labels"].map(len).to_numpy() != j.frame["count"].to_numpy(float))
     if len(bad):
         raise ValueError(f"rule='choice' needs one answer per annotation; the judgments at {j.describe_rows(bad)} hold "
@@ -701,7 +717,8 @@ def _pair_kappa(observed, expected, kappa_if_perfect) -> np.ndarray:
 
 # %% ../nbs/20_agreement.ipynb #96450e6a
 def _category_pairs(j: Judgments, cat, m, q, yes, choice, n_none, kappa_if_perfect):
-    "The pair rows of category `cat`, whose judgments `m` marks (None if no pair shares one); `yes` None: rule='choice'."
+    ("The pair rows of category `cat`, whose judgments `m` marks (None if no pair shares one); `yes` None: "
+     "rule='choice'.")
     r_code, n_q, n_r = j.worker_code, q.max() + 1, j.n_workers
     C = _by_rows(q, r_code, j.frame["count"].to_numpy(float) * m, (n_q, n_r))
     i, k, shared = _shared_pairs(C)
@@ -711,7 +728,8 @@ def _category_pairs(j: Judgments, cat, m, q, yes, choice, n_none, kappa_if_perfe
     else:
         rows, g, f_q = choice
         G = _by_rows(g, r_code[rows], m[rows].astype(float), (g.max() + 1, n_r))
-        agree, expected, extra = _choice_pair_stats(C, G, _by_rows(q, r_code, n_none * m, (n_q, n_r)), f_q, i, k, shared)
+        agree, expected, extra = _choice_pair_stats(C, G, _by_rows(q, r_code, n_none * m, (n_q, n_r)), f_q, i, k,
+                                                    shared)
     observed = agree / shared
     return pd.DataFrame({"category": cat, "worker1": j.workers[i], "worker2": j.workers[k],
                          "shared": shared.astype(int), "agreements": agree.astype(int), "observed": observed,
@@ -736,7 +754,8 @@ def pairwise_agreement(
     kappa_if_perfect: float = 1.0,  # kappa of a pair whose expected and observed agreement are both 1 (seed 002: 1)
     **kwargs,
 ) -> PairwiseAgreement:
-    "Observed/expected agreement and Cohen's kappa for every worker pair, and their shared-weighted averages (seed 002)."
+    ("Observed/expected agreement and Cohen's kappa for every worker pair, and their shared-weighted averages (seed "
+     "002).")
     _check_pairwise(rule, kappa_if_perfect)
     j = _worker_filter(judgments_of(data, kwargs, "pairwise_agreement"), workers)
     n_none = _none_counts(j, none)
@@ -752,7 +771,8 @@ def pairwise_agreement(
         if rows is not None: out.append(rows)
     if not out: raise ValueError("no two workers share an annotation: there is no pair to compare")
     pairs = pd.concat(out, ignore_index=True)
-    return PairwiseAgreement(pairs, _by_category(pairs, cats), _summarise(pairs), pd.Index(j.workers, name="worker"), rule)
+    return PairwiseAgreement(pairs, _by_category(pairs, cats), _summarise(pairs), pd.Index(j.workers, name="worker"),
+                             rule)
 
 # %% ../nbs/20_agreement.ipynb #4c2b9b67
 SPATIAL_PREPOSITIONS = ["in", "inside", "against", "on", "on top of", "under", "below", "over", "above"]
@@ -765,8 +785,8 @@ def _spatial_folder(folder) -> Path:
     if folder is None:
         folder = shared_data("spatial-prepositions-2019")
         if folder is None:
-            raise ValueError("the spatial-prepositions data is absent: ../shared/data/spatial-prepositions-2019 was not "
-                             "found beside the checkout (or under $CROWDNB_SHARED_DATA); pass folder=")
+            raise ValueError("the spatial-prepositions data is absent: ../shared/data/spatial-prepositions-2019 "
+                             "was not found beside the checkout (or under $CROWDNB_SHARED_DATA); pass folder=")
     folder = Path(folder)
     if not folder.is_dir(): raise ValueError(f"spatial-prepositions folder {str(folder)!r} not found")
     for f in ("annotationlist.csv", "userlist.csv", "scene_info.csv"):
@@ -786,7 +806,8 @@ def _scene_objects(folder: Path) -> pd.DataFrame:
 def read_spatial_prepositions(
     folder=None,  # the folder of the study's CSV files; None: ../shared/data/spatial-prepositions-2019
 ) -> pd.DataFrame:
-    "The 2019 spatial-prepositions annotations with each user's `native` flag and each question's number of candidate objects."
+    ("The 2019 spatial-prepositions annotations with each user's `native` flag and each question's number of candidate "
+     "objects.")
     folder = _spatial_folder(folder)
     a = pd.read_csv(folder / "annotationlist.csv", header=None, names=_ANNOTATION_COLUMNS, dtype=str,
                     keep_default_na=False)
@@ -816,7 +837,7 @@ def _in_order(res: PairwiseAgreement, order) -> PairwiseAgreement:
 # %% ../nbs/20_agreement.ipynb #c1428e30
 def spatial_prepositions_agreements(
     folder=None,  # the folder of the study's CSV files; None: ../shared/data/spatial-prepositions-2019
-    duplicates: str = "count",  # a question answered twice by one user: 'count' every answer (the study) or keep the 'last'
+    duplicates: str = "count",  # a question answered twice by one user: 'count' every answer (the study) or 'last' 
     kappa_if_perfect: float = 1.0,  # kappa of a pair with expected = observed = 1 (the study: 1; nan leaves it out)
     native_only: bool = True,  # only native speakers are raters (the study)
     match: str = "token",  # a preposition is chosen if it is a ';'-separated 'token' of the answer, or a 'substring'
@@ -847,11 +868,13 @@ def read_published_agreements(
     "A published seed-002 agreement table: (number of raters in its header, per-preposition rows plus a 'total' row)."
     import csv
     p = Path(path)
-    if not p.is_file(): raise ValueError(f"published agreement table {str(p)!r} " + ("is a folder" if p.is_dir() else "does not exist"))
+    if not p.is_file():
+        raise ValueError(f"published agreement table {str(p)!r} " + ("is a folder" if p.is_dir() else "does not exist"))
     with open(p, newline="") as fh: rows = list(csv.reader(fh))
     try:
         n_users = int(rows[0][1].split(":")[1])
-        body = pd.DataFrame([r[:5] for r in rows[2:11]], columns=["category", "shared", "expected", "observed", "kappa"])
+        body = pd.DataFrame([r[:5] for r in rows[2:11]],
+                            columns=["category", "shared", "expected", "observed", "kappa"])
         total = pd.DataFrame([["total"] + rows[12][:4]], columns=body.columns)
         t = pd.concat([body, total], ignore_index=True).set_index("category")
         return n_users, t.astype({"shared": int, "expected": float, "observed": float, "kappa": float})
@@ -864,10 +887,12 @@ def agreement_table(
 ) -> pd.DataFrame:
     "The per-category rows and the 'total' row of a `PairwiseAgreement`, in the layout of the published tables."
     if not isinstance(res, PairwiseAgreement):
-        raise TypeError(f"agreement_table needs the PairwiseAgreement that pairwise_agreement returns, not {type(res).__name__}")
+        raise TypeError("agreement_table needs the PairwiseAgreement that pairwise_agreement returns, not "
+                        f"{type(res).__name__}")
     t = pd.concat([res.by_category, res.total.to_frame("total").T])
     t.index.name = "category"
-    return t[["shared", "expected", "observed", "kappa"]].astype({"shared": int, "expected": float, "observed": float, "kappa": float})
+    return t[["shared", "expected", "observed", "kappa"]].astype({"shared": int, "expected": float, "observed": float,
+                                                                  "kappa": float})
 
 # %% ../nbs/20_agreement.ipynb #44f798e4
 from .chance import (gwet_ac, brennan_prediger, conger_kappa, percent_agreement, fleiss_kappa_gwet,
@@ -909,11 +934,13 @@ def answer_sets(
     j: Judgments,  # validated judgments (single- or multi-label)
 ) -> tuple:
     "Low-level: (answer code of each judgment, answers x labels 0/1 matrix of the distinct answers)."
-    if not isinstance(j, Judgments): raise TypeError(f"answer_sets takes Judgments (from as_judgments), not {type(j).__name__}")
+    if not isinstance(j, Judgments):
+        raise TypeError(f"answer_sets takes Judgments (from as_judgments), not {type(j).__name__}")
     rows, codes = j.label_codes()                          # rows sorted, every judgment holds at least one label
     start = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
     if j.n_labels <= 62:
-        masks, inv = np.unique(np.bitwise_or.reduceat(np.left_shift(1, codes.astype(np.int64)), start), return_inverse=True)
+        masks, inv = np.unique(np.bitwise_or.reduceat(np.left_shift(1, codes.astype(np.int64)), start),
+                               return_inverse=True)
         return inv.ravel(), ((masks[:, None] >> np.arange(j.n_labels)) & 1).astype(float)
     sets = pd.Series(codes).groupby(rows).agg(lambda c: tuple(sorted(set(c))))   # many labels: one tuple per judgment
     inv, uniq = pd.factorize(sets)
@@ -947,16 +974,19 @@ def check_distances(
     d,  # answers x answers distances
     answers,  # the answers, for messages
 ) -> np.ndarray:
-    "`d` as floats if it is a distance matrix (finite, >= 0, symmetric, 0 on the diagonal), else a ValueError naming a pair."
+    ("`d` as floats if it is a distance matrix (finite, >= 0, symmetric, 0 on the diagonal), else a ValueError naming "
+     "a pair.")
     d = np.asarray(d, float)
     def pair(bad, what):
         i, k = np.argwhere(bad)[0]
         raise ValueError(f"the distance {what}: d({_show(answers[i])}, {_show(answers[k])}) = {float(d[i, k])!r}"
-                         + (f" but d({_show(answers[k])}, {_show(answers[i])}) = {float(d[k, i])!r}" if what == "is not symmetric" else ""))
+                         + (f" but d({_show(answers[k])}, {_show(answers[i])}) = {float(d[k, i])!r}"
+                            if what == "is not symmetric" else ""))
     if not np.isfinite(d).all(): pair(~np.isfinite(d), "is not a finite number")
     if (d < 0).any(): pair(d < 0, "is negative")
     if np.diag(d).any(): pair(np.diag(np.diag(d) != 0), "is not 0 between an answer and itself")
-    if not np.allclose(d, d.T, rtol=1e-12, atol=1e-14): pair(~np.isclose(d, d.T, rtol=1e-12, atol=1e-14), "is not symmetric")
+    if not np.allclose(d, d.T, rtol=1e-12, atol=1e-14): pair(~np.isclose(d, d.T, rtol=1e-12, atol=1e-14),
+                                                             "is not symmetric")
     return d
 
 # %% ../nbs/20_agreement.ipynb #43ee78a7
@@ -974,15 +1004,18 @@ def _call_distance(fn, answers) -> np.ndarray:
 # %% ../nbs/20_agreement.ipynb #37eb8ee4
 def _matrix_distance(m, j: Judgments) -> np.ndarray:
     "A labels x labels distance matrix (DataFrame by label, or array in label order) as the answers' distances."
-    if j.multi_label: raise ValueError("a distance matrix over the label set needs single-label judgments; for sets of labels "
-                                       "pass level='masi', 'jaccard' or a callable")
+    if j.multi_label:
+        raise ValueError("a distance matrix over the label set needs single-label judgments; for sets of labels "
+                         "pass level='masi', 'jaccard' or a callable")
     if isinstance(m, pd.DataFrame):
         lost = [x for x in j.labels if x not in m.index or x not in m.columns]
-        if lost: raise ValueError(f"the distance matrix lacks the label(s) {lost[:5]}; its index and columns must hold every label")
+        if lost: raise ValueError(f"the distance matrix lacks the label(s) {lost[:5]}; its index and columns must "
+                                  "hold every label")
         return m.loc[list(j.labels), list(j.labels)].to_numpy(float)
     m = np.asarray(m, float)
     if m.shape != (j.n_labels, j.n_labels):
-        raise ValueError(f"the distance matrix must be {j.n_labels} x {j.n_labels} (the labels {list(j.labels[:5])} in order), not {m.shape}")
+        raise ValueError(f"the distance matrix must be {j.n_labels} x {j.n_labels} (the labels {list(j.labels[:5])} "
+                         f"in order), not {m.shape}")
     return m
 
 # %% ../nbs/20_agreement.ipynb #dc6d9e7c
@@ -1013,7 +1046,8 @@ def alpha_from_distances(
     n_v = o.sum(axis=0); n = n_v.sum()
     if n == 0: raise UndefinedAgreement("no unit has judgments from two or more workers: alpha is undefined")
     de = n_v @ distances @ n_v
-    if de == 0: raise UndefinedAgreement("all pairable answers are at distance 0 from each other (no variation): alpha is 0/0, undefined")
+    if de == 0: raise UndefinedAgreement("all pairable answers are at distance 0 from each other (no variation): "
+                                         "alpha is 0/0, undefined")
     return float(1.0 - (n - 1) * (o * distances).sum() / de)
 
 # %% ../nbs/20_agreement.ipynb #320a7a7f
@@ -1024,7 +1058,8 @@ def answer_counts(
     "Low-level: (units x distinct answers sparse counts, the answers, their distance matrix)."
     if j.n_workers < 2: raise ValueError(f"alpha needs at least two workers; the judgments have one ({j.workers[0]!r})")
     rep = j.repeated_pairs()
-    if len(rep): raise ValueError(f"alpha needs one answer per (unit, worker); the judgments at rows {list(rep[:5])} repeat a pair")
+    if len(rep): raise ValueError(f"alpha needs one answer per (unit, worker); the judgments at rows {list(rep[:5])} "
+                                  "repeat a pair")
     inv, answers, d = answer_distances(j, level)
     n = sparse.csr_matrix((np.ones(len(inv)), (j.unit_code, inv)), shape=(j.n_units, len(answers)))
     n.sum_duplicates()
@@ -1038,6 +1073,7 @@ def distance_alpha(
     **kwargs,
 ) -> float:
     "Krippendorff's alpha with a distance between answers (sets of labels); `krippendorff_alpha(level=...)` calls it."
-    if not is_distance_level(level): raise ValueError(f"level must be 'masi', 'jaccard', a callable or a matrix, not {level!r}")
+    if not is_distance_level(level): raise ValueError("level must be 'masi', 'jaccard', a callable or a matrix, not "
+                                                      f"{level!r}")
     n, answers, d = answer_counts(as_judgments(data, **kwargs), level)
     return alpha_from_distances(n, d)

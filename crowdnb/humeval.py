@@ -291,7 +291,8 @@ def inject_errors(
 EXAMPLE_PASSAGES = {}
 
 # %% ../nbs/41_humeval.ipynb #11f5dd42
-EXAMPLE_PASSAGES["bakery"] = """[Marie Duval]m opened [[her]m small bakery]b in [the harbour town]t in 1998 . [She]m had learned
+EXAMPLE_PASSAGES["bakery"] = """\
+[Marie Duval]m opened [[her]m small bakery]b in [the harbour town]t in 1998 . [She]m had learned
 [the trade]tr from [[her]m grandfather]g , [a stern man]g who woke before [dawn]d every day of [his]g life .
 [The bakery]b was narrow and dark , but [it]b smelled of butter and rye . [Fishermen]f came in before [their]f
 boats left , and [they]f paid with coins still wet from [the sea]s . [Marie]m kept [a notebook]n behind
@@ -302,7 +303,8 @@ and [[the supermarket]sm 's bread]sb was soon a joke in [every kitchen]k of [the
 [Marie]m still opens [the shop]b at five ."""
 
 # %% ../nbs/41_humeval.ipynb #ba4e1031
-EXAMPLE_PASSAGES["lighthouse"] = """[The old lighthouse]lh stands on [a rock]r at [the mouth of [the bay]by]mo . [Tomas]k kept [it]lh
+EXAMPLE_PASSAGES["lighthouse"] = """\
+[The old lighthouse]lh stands on [a rock]r at [the mouth of [the bay]by]mo . [Tomas]k kept [it]lh
 for [thirty years]y . Every evening [he]k climbed [[its]lh hundred steps]st with [a can of [oil]o]c , and every
 morning [he]k wrote [the weather]w in [a log]lg . [[His]k wife]a , [Ana]a , thought [the job]j was lonely .
 [She]a was wrong : [ships]sh passed all night , and [their]sh lights answered [his]k . One winter [a storm]sm
@@ -312,7 +314,8 @@ until [dawn]d . [A cargo ship]cs that was lost in [the storm]sm saw [the weak li
 still hangs in [the kitchen]kt of [the cottage]ct below [the lighthouse]lh ."""
 
 # %% ../nbs/41_humeval.ipynb #40ec5c58
-EXAMPLE_PASSAGES["marsh"] = """[Dr. Okafor]o and [[her]o two students]s spent [the summer]su counting [frogs]f in [a marsh]m near
+EXAMPLE_PASSAGES["marsh"] = """\
+[Dr. Okafor]o and [[her]o two students]s spent [the summer]su counting [frogs]f in [a marsh]m near
 [the university]u . [The students]s waded in at night , because [the frogs]f call only after [dark]dk .
 [Each student]es carried [a recorder]rc and [a lamp]lp . [Okafor]o wanted to know whether [the new road]rd had
 reduced [the population]p . [The road]rd had been built [two years]ty earlier , and [it]rd cut [the marsh]m in
@@ -322,7 +325,8 @@ of [the road]rd called less often than [those]fs in [the south]so . [Okafor]o wr
 [the animals]f could cross . [The students]s still visit [the tunnel]tn every spring ."""
 
 # %% ../nbs/41_humeval.ipynb #8ab03341
-EXAMPLE_PASSAGES["football"] = """[The village team]vt had not won [a match]mt in [two seasons]ts . Then [a retired teacher]rt named
+EXAMPLE_PASSAGES["football"] = """\
+[The village team]vt had not won [a match]mt in [two seasons]ts . Then [a retired teacher]rt named
 [Paulo]rt offered to coach [them]vt . [He]rt knew little about [football]fb , but [he]rt knew [the players]pl .
 [Most of [them]pl]mo had been [his]rt pupils . [Paulo]rt moved [training]tr to [the morning]mn and asked
 [each player]ep to bring [a friend]fr . [The friends]fr became [a crowd]cr , and [the crowd]cr became

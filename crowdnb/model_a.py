@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from fastcore.basics import patch
 from fastcore.meta import delegates
-from scipy import optimize, stats
+from scipy import optimize, special, stats
 
 from .core import (Judgments, as_judgments, as_rng, check_choice, check_int, check_number, progress_bar,
                           loop_design, design_matrix, group_runs)
@@ -26,9 +26,9 @@ from .core import (Judgments, as_judgments, as_rng, check_choice, check_int, che
 __all__ = ['T_STATES', 'A_TYPES', 'V_CLASSES', 'TABLE3', 'p_truth', 'agreement_given_truth', 'agreement_type', 'alphas',
            'values_given_agreement', 'agreement_probability', 'joint_values_truth', 'pattern_probability',
            'truth_given_agreement', 'symbolic_posterior', 'term_latex', 'pattern_names', 'model_tables', 'Triplets',
-           'triplets', 'estimate_omega', 'Prepared', 'prepare', 'log_prior', 'log_likelihood', 'distinct_optima',
-           'fit_theta', 'sample', 'posterior_states', 'correctness', 'value_posterior', 'ModelA', 'cox_binary', 'xi',
-           'rho_range', 'joint_truth', 'kron_agreement', 'joint_agreement']
+           'pattern_key', 'triplets', 'estimate_omega', 'Prepared', 'prepare', 'log_prior', 'log_likelihood',
+           'distinct_optima', 'fit_theta', 'sample', 'posterior_states', 'correctness', 'value_posterior', 'ModelA',
+           'cox_binary', 'xi', 'rho_range', 'joint_truth', 'kron_agreement', 'joint_agreement']
 
 # %% ../nbs/30_model_a.ipynb #8b8dcbec
 T_STATES = ["CCC", "CCI", "CIC", "ICC", "CII", "ICI", "IIC", "III"]    # the seed's order (Tables 2, 3, 6)
@@ -184,10 +184,6 @@ def truth_given_agreement(
     return np.divide(PTR, S, out=np.full_like(PTR, np.nan), where=S > 0)
 
 # %% ../nbs/30_model_a.ipynb #941063aa
-def _theta_latex(state):
-    "LaTeX θ-product of a correctness state: 'CII' -> θ_i θ̄_j θ̄_k."
-    return "".join(rf"\theta_{l}" if c == "C" else rf"\bar\theta_{l}" for c, l in zip(state, "ijk"))
-
 def symbolic_posterior() -> pd.DataFrame:
     "Table 8 derived from `TABLE3`: numerator term and denominator terms of P(T | V) for every non-zero entry."
     rows = []
@@ -203,7 +199,7 @@ def term_latex(
     "LaTeX of a term 'coef·STATE', e.g. 'α5·III' -> α_5 θ̄_i θ̄_j θ̄_k."
     c, s = term.split("·")
     c = "" if c == "1" else c.replace("α", r"\alpha_").replace("-", " - ")
-    return c + _theta_latex(s)
+    return c + "".join(rf"\theta_{l}" if x == "C" else rf"\bar\theta_{l}" for x, l in zip(s, "ijk"))
 
 # %% ../nbs/30_model_a.ipynb #f5d8b9ba
 def pattern_names(
@@ -232,17 +228,16 @@ def model_tables(
     post = truth_given_agreement(th, alpha)
     t8 = [(s, V_CLASSES[a], post[t, a]) for a in range(5) for t, s in enumerate(T_STATES) if TABLE3[t][a] != "0"]
     cls = pd.Index([V_CLASSES[a] for a in types], name="class")
+    T, V, beta = pd.Index(T_STATES, name="T"), pd.Index(names, name="V"), B.reshape(5, -1)[types, np.arange(M ** 3)]
     return {
-        "Table 2": pd.DataFrame([p_truth(th)], index=["P(T|Θ)"], columns=pd.Index(T_STATES, name="T")),
-        "Table 3": pd.DataFrame(R, index=pd.Index(T_STATES, name="T"), columns=pd.Index(A_TYPES, name="A")),
+        "Table 2": pd.DataFrame([p_truth(th)], index=["P(T|Θ)"], columns=T),
+        "Table 3": pd.DataFrame(R, index=T, columns=pd.Index(A_TYPES, name="A")),
         "Table 4": pd.DataFrame({"A|T": ["Aaa|CII", "aAa|ICI", "aaA|IIC", "aaa|III", "aaA|III", "aAa|III", "Aaa|III"],
                                  "α": alpha}, index=pd.Index([f"α{m}" for m in range(1, 8)], name="α_m")),
-        "Table 5": pd.DataFrame({"A": np.asarray(A_TYPES)[types], "β = P(V|A)": B.reshape(5, -1)[types, np.arange(M ** 3)]},
-                                index=pd.Index(names, name="V")),
-        "Table 6": pd.DataFrame(joint_values_truth(th, om, alpha).reshape(8, -1), index=pd.Index(T_STATES, name="T"),
+        "Table 5": pd.DataFrame({"A": np.asarray(A_TYPES)[types], "β = P(V|A)": beta}, index=V),
+        "Table 6": pd.DataFrame(joint_values_truth(th, om, alpha).reshape(8, -1), index=T,
                                 columns=pd.MultiIndex.from_arrays([cls, names], names=["class", "V"])),
-        "Table 7": pd.DataFrame({"class": cls, "P(V|Θ)": pattern_probability(th, om, alpha).ravel()},
-                                index=pd.Index(names, name="V")),
+        "Table 7": pd.DataFrame({"class": cls, "P(V|Θ)": pattern_probability(th, om, alpha).ravel()}, index=V),
         "Table 8": pd.DataFrame(t8, columns=["T", "V", "P(T|V,Θ)"]).set_index(["T", "V"]),
     }
 
@@ -269,8 +264,10 @@ class Triplets:
         return agreement_type(self.v[:, 0], self.v[:, 1], self.v[:, 2])
 
 # %% ../nbs/30_model_a.ipynb #c60edbe1
-def _pattern_key(k):
-    "A pattern label '112', '1,1,2' or (1, 1, 2) -> tuple of three values."
+def pattern_key(
+    k,  # a pattern label: '112', '1,1,2' or a tuple such as (1, 1, 2)
+) -> tuple:
+    "The values of a pattern label as a tuple: '112', '1,1,2' and (1, 1, 2) all give (1, 1, 2)."
     if isinstance(k, str):
         parts = k.replace(" ", "").split(",") if "," in k else list(k)
         return tuple(int(p) if p.lstrip("-").isdigit() else p for p in parts)
@@ -285,17 +282,17 @@ def _from_counts(counts, values):
         M = counts.shape[0]
         vals = list(range(1, M + 1)) if values is None else list(values)
         if len(vals) != M: raise ValueError(f"values has {len(vals)} labels for an {M} x {M} x {M} count array")
-        keys, n = list(itertools.product(vals, repeat=3)), counts.ravel()
-        values = vals
+        keys, n, values = list(itertools.product(vals, repeat=3)), counts.ravel(), vals
     else:
         s = counts if isinstance(counts, pd.Series) else pd.Series(counts)
-        keys, n = [_pattern_key(k) for k in s.index], s.to_numpy()
+        keys, n = [pattern_key(k) for k in s.index], s.to_numpy()
     bad = [k for k in keys if len(k) != 3]
     if bad: raise ValueError(f"pattern labels must name three values (one per evaluator), got {bad[:3]}")
     try: n = np.asarray(n, dtype=float)
     except (TypeError, ValueError): raise TypeError("pattern counts must be numbers") from None
-    if np.any(~np.isfinite(n)) or np.any(n < 0) or np.any(n % 1 != 0):
-        raise ValueError(f"pattern counts must be non-negative integers; bad at {[keys[i] for i in np.flatnonzero(~np.isfinite(n) | (n < 0) | (n % 1 != 0))][:3]}")
+    wrong = ~np.isfinite(n) | (n < 0) | (n % 1 != 0)
+    if wrong.any(): raise ValueError(f"pattern counts must be non-negative integers; bad at "
+                                     f"{[keys[i] for i in np.flatnonzero(wrong)][:3]}")
     seen = sorted({x for k in keys for x in k})
     values = pd.Index(seen if values is None else list(values), name="value")
     extra = sorted(set(seen) - set(values))
@@ -303,11 +300,10 @@ def _from_counts(counts, values):
     v = np.array([[values.get_loc(x) for x in k] for k in keys], dtype=np.int64).reshape(-1, 3)
     keep = n > 0
     if not keep.any(): raise ValueError("all pattern counts are zero")
-    names = pattern_names(values)
-    return Triplets(pd.Index(["i", "j", "k"], name="annotator"), values, np.array([[0, 1, 2]]),
-                    np.zeros(keep.sum(), dtype=np.int64), v[keep], n[keep].astype(np.int64),
-                    np.arange(keep.sum()), pd.Index([names[(a * len(values) + b) * len(values) + c] for a, b, c in v[keep]],
-                                                   name="pattern"))
+    names, M, k = pattern_names(values), len(values), keep.sum()
+    return Triplets(pd.Index(["i", "j", "k"], name="annotator"), values, np.array([[0, 1, 2]]), np.zeros(k, np.int64),
+                    v[keep], n[keep].astype(np.int64), np.arange(k),
+                    pd.Index([names[(a * M + b) * M + c] for a, b, c in v[keep]], name="pattern"))
 
 # %% ../nbs/30_model_a.ipynb #86dae545
 @delegates(as_judgments, but=["data", "labels"])
@@ -464,9 +460,8 @@ def prepare(
         alpha = np.broadcast_to(np.asarray(alpha, dtype=float), (len(t.groups), 7)); agreement_given_truth(alpha)
     else: alpha = alphas(om_g)
     B = values_given_agreement(om_g if om.ndim == 2 else om)
-    kind = t.kind
+    kind, n = t.kind, np.zeros((len(t.groups), 5))
     b = B[t.group, kind, t.v[:, 0], t.v[:, 1], t.v[:, 2]] if om.ndim == 2 else B[kind, t.v[:, 0], t.v[:, 1], t.v[:, 2]]
-    n = np.zeros((len(t.groups), 5))
     np.add.at(n, (t.group, kind), t.count)
     with np.errstate(divide="ignore"): log_beta = float(np.sum(t.count * np.log(b)))
     return Prepared(t, om, alpha, agreement_given_truth(alpha), n, log_beta)
@@ -492,7 +487,9 @@ def log_prior(
     prior=(2.0, 1.0),  # Beta(a, b) parameters
 ) -> float:
     "Eq. 5: Σ_m log Beta(θ_m | a, b), the prior term of the MAP objective (a = 2, b = 1 in the seed)."
-    return float(np.sum(stats.beta.logpdf(np.asarray(theta, dtype=float), *prior)))
+    x, (a, b) = np.asarray(theta, dtype=float), prior
+    lp = special.xlog1py(b - 1.0, -x) + special.xlogy(a - 1.0, x) - special.betaln(a, b)   # scipy's Beta log-density
+    return float(np.sum(np.where((x >= 0) & (x <= 1), lp, -np.inf)))
 
 # %% ../nbs/30_model_a.ipynb #7036e4e3
 @delegates(as_judgments, but=["data", "labels"])
@@ -556,17 +553,16 @@ def _fit_prepared(prep, method="map", optimizer="multistart", n_starts=20, seed=
     "Multi-start ML/MAP on prepared counts: the table of distinct optima (best first)."
     a, b = _check_fit_options(method, optimizer, n_starts, seed, max_iter, tol, prior)
     n, rng = len(prep.t.annotators), as_rng(seed)
-    def neg(x):
-        ll, g = _loglik(prep, x, grad=True)
-        if method == "map":
-            ll = ll + np.sum(stats.beta.logpdf(x, a, b)); g = g + (a - 1) / x - (b - 1) / (1 - x)
-        return -ll, -g
+    def neg(x, grad=True):                       # the negative objective, and its gradient when `grad`
+        ll, g = _loglik(prep, x, grad=True) if grad else (_loglik(prep, x), 0.0)
+        if method == "map": ll, g = ll + log_prior(x, (a, b)), g + (a - 1) / x - (b - 1) / (1 - x)
+        return (-ll, -g) if grad else -ll
     bounds = [(_EPS, 1 - _EPS)] * n
     ends = []
     for _ in progress_bar(range(n_starts), show=progress, desc=f"model A {method.upper()} ({optimizer})"):
         x0 = rng.uniform(0.02, 0.98, n)
         if optimizer == "annealing":
-            x0 = optimize.dual_annealing(lambda x: neg(x)[0], bounds, x0=x0, maxiter=max_iter,
+            x0 = optimize.dual_annealing(lambda x: neg(x, grad=False), bounds, x0=x0, maxiter=max_iter,
                                          rng=np.random.default_rng(rng.integers(2**63)),
                                          minimizer_kwargs=dict(method="TNC", jac=lambda x: neg(x)[1], bounds=bounds,
                                                                options=dict(maxfun=2000))).x
@@ -621,21 +617,21 @@ def sample(
     seed=None,  # int ≥ 0, None or a numpy Generator
     missing=-1,  # the marker of items an annotator did not see
 ):
-    "Low-level: simulate Figures 1–2 (T from Table 2, A from Table 3, V from Table 5); items x annotators matrix and hidden layers."
-    theta, om = _check_theta(theta), _check_omega(omega)
-    n_items = check_int("n_items", n_items)
-    if groups is None: groups = np.array([[0, 1, 2]]) if len(theta) == 3 else loop_design(len(theta))
-    groups = np.asarray(groups)
+    "Low-level: simulate Figures 1–2 (T, A, V from Tables 2, 3, 5): items x annotators matrix and hidden layers."
+    theta, om, n_items = _check_theta(theta), _check_omega(omega), check_int("n_items", n_items)
+    groups = np.asarray(([[0, 1, 2]] if len(theta) == 3 else loop_design(len(theta))) if groups is None else groups)
     if groups.ndim != 2 or groups.shape[1] != 3 or groups.min() < 0 or groups.max() >= len(theta):
         raise ValueError(f"groups must be triplets of annotator indices below {len(theta)}, got {groups.tolist()[:3]}")
-    if om.ndim == 2 and len(om) != len(theta): raise ValueError(f"per-annotator omega has {len(om)} rows for {len(theta)} annotators")
+    if om.ndim == 2 and len(om) != len(theta):
+        raise ValueError(f"per-annotator omega has {len(om)} rows for {len(theta)} annotators")
     rng, M = as_rng(seed), om.shape[-1]
     g, _ = design_matrix(n_items, groups, seed=rng)
     om_g = om[groups] if om.ndim == 2 else np.broadcast_to(om, (len(groups), 3, M))
     alpha = alphas(om_g) if alpha is None else np.broadcast_to(np.asarray(alpha, float), (len(groups), 7))
     T = _draw(rng, p_truth(theta[groups])[g])
     A = _draw(rng, agreement_given_truth(alpha)[g, T])
-    V = np.stack(np.unravel_index(_draw(rng, values_given_agreement(om_g).reshape(len(groups), 5, -1)[g, A]), (M,) * 3), 1)
+    V = np.stack(np.unravel_index(_draw(rng, values_given_agreement(om_g).reshape(len(groups), 5, -1)[g, A]),
+                                  (M,) * 3), 1)
     vals = np.arange(1, M + 1) if labels is None else np.asarray(labels)
     if len(vals) != M: raise ValueError(f"labels has {len(vals)} values for {M} frequencies")
     out = np.full((n_items, len(theta)), missing, dtype=vals.dtype if vals.dtype.kind in "iu" else object)

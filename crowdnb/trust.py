@@ -21,7 +21,7 @@ from .core import as_judgments, check_choice, check_int, check_level, check_numb
 from .agreement import squared_distances, judgments_of, alpha_scale, single_label, UndefinedAgreement
 
 # %% auto #0
-__all__ = ['MAX_WORKERS', 'reliability_data', 'subset_codes', 'code_masks', 'subset_alphas', 'algorithm1_coefs',
+__all__ = ['MAX_WORKERS', 'reliability_data', 'subset_codes', 'code_masks', 'check_workers', 'subset_alphas', 'algorithm1_coefs',
            'trust_coefficients']
 
 # %% ../nbs/21_trust.ipynb #8e3be5b2
@@ -109,8 +109,11 @@ def code_masks(
 MAX_WORKERS = 20
 
 # %% ../nbs/21_trust.ipynb #bf2e0a12
-def _check_workers(k: int, max_workers: int):
-    "At least 2 workers, and at most `max_workers` (the work and memory grow as 2^k)."
+def check_workers(
+    k: int,  # the number of workers
+    max_workers: int,  # the most workers accepted (the work and memory grow as 2^k)
+):
+    "Refuse fewer than 2 workers, or more than `max_workers`, with the cost of the 2^k subsets in the message."
     if k < 2: raise ValueError(f"trust coefficients need at least 2 workers, got {k}")
     if k > max_workers:
         n = 2**k - k - 1
@@ -170,26 +173,37 @@ def _side(
     CD, m = C @ D, C.sum(2).round().astype(np.int64)
     return C, CD, np.einsum("buv,buv->bu", CD, C), m, np.where(m == 1, C.argmax(2), -1), C.sum(1)
 
+# %% ../nbs/21_trust.ipynb #d82d089c
+@kernel
+def _pair_weights(m_max):
+    "w[m] = 1/(m - 1) for m = 2..m_max: the weight of a unit with m ratings in D_o (0 below 2)."
+    winv = np.zeros(m_max + 1)
+    for m in range(2, len(winv)): winv[m] = 1.0 / (m - 1)
+    return winv
+
+@kernel
+def _alpha_from(n, do, D):
+    "Alpha 1 - (n - 1) D_o / D_e of one subset from its pairable value totals `n`, its D_o and distances `D`."
+    nt, de = n.sum(), 0.0
+    for v in range(len(n)):
+        for w in range(len(n)): de += n[v] * D[v, w] * n[w]
+    return 1.0 - (nt - 1.0) * do / de if nt >= 2 and de > 0 else np.nan
+
 # %% ../nbs/21_trust.ipynb #7ec7410c
 @kernel
 def _split_kernel(
     CLD,  # (U, 2^L, V) C_L δ²: the low subsets' per-unit counts times the distances
-    qL,  # (U, 2^L) C_L^T δ² C_L per unit
-    mL,  # (U, 2^L) int64 ratings per unit
-    sL,  # (U, 2^L) int64 the value of a unit the low subset rated once (else -1)
+    qL, mL, sL,  # (U, 2^L) per unit: C_L^T δ² C_L, ratings (int64), the value of a unit rated once (else -1)
     NL,  # (2^L, V) value totals over all units
     CH,  # (B, U, V) per-unit counts of B high subsets
-    qH,  # (B, U) C_H^T δ² C_H per unit
-    mH,  # (B, U) int64 ratings per unit
-    sH,  # (B, U) int64 the value of a unit the high subset rated once (else -1)
+    qH, mH, sH,  # (B, U) per unit, as qL, mL, sL for the high subsets
     NH,  # (B, V) value totals over all units
     D,  # (V, V) the squared distances δ²
     out,  # (B, 2^L) filled in: alpha of each subset l + h
 ):
     "Alpha of every low subset joined with each of B high subsets: D_o and n in one pass over (subset, unit)."
     U, nl, V = CLD.shape
-    winv = np.zeros(mL.max() + mH.max() + 2)                         # w = 1/(m - 1) for m >= 2, else 0
-    for m in range(2, len(winv)): winv[m] = 1.0 / (m - 1)
+    winv = _pair_weights(mL.max() + mH.max() + 1)
     do, n = np.empty(nl), np.empty((nl, V))
     for b in range(CH.shape[0]):
         do[:] = 0.0
@@ -204,11 +218,16 @@ def _split_kernel(
                         for v in range(V): x += 2.0 * CLD[u, l, v] * CH[b, u, v]
                     do[l] += winv[m] * x
                 elif m == 1: n[l, sL[u, l] if mh == 0 else sH[b, u]] -= 1.0    # rated once: not pairable
-        for l in range(nl):
-            nt, de = n[l].sum(), 0.0
-            for v in range(V):
-                for w in range(V): de += n[l, v] * D[v, w] * n[l, w]
-            out[b, l] = 1.0 - (nt - 1.0) * do[l] / de if nt >= 2 and de > 0 else np.nan
+        for l in range(nl): out[b, l] = _alpha_from(n[l], do[l], D)
+
+# %% ../nbs/21_trust.ipynb #f5370b35
+@kernel
+def _ordinal_distances(n, c, dl):
+    "Fill `dl` (V, V) with the ordinal δ² of value totals `n` (as `squared_distances`); `c` is scratch (V,)."
+    c[0] = n[0]
+    for v in range(1, len(n)): c[v] = c[v - 1] + n[v]                  # cumulative totals
+    for v in range(len(n)):
+        for w in range(v, len(n)): dl[v, w] = dl[w, v] = (c[w] - c[v] + n[v] - (n[v] + n[w]) / 2) ** 2
 
 # %% ../nbs/21_trust.ipynb #62b1e874
 @kernel
@@ -221,20 +240,14 @@ def _ordinal_kernel(
 ):
     "Ordinal alpha of every low subset joined with each of B high subsets: totals, then distances and D_o."
     U, nl, V = CL.shape
-    winv = np.zeros(mL.max() + mH.max() + 2)                         # w = 1/(m - 1) for m >= 2, else 0
-    for m in range(2, len(winv)): winv[m] = 1.0 / (m - 1)
+    winv = _pair_weights(mL.max() + mH.max() + 1)
     n, dl, c = np.empty((nl, V)), np.empty((nl, V, V)), np.empty(V)
     for b in range(CH.shape[0]):
         for l in range(nl): n[l] = NL[l] + NH[b]
         for u in range(U):                                             # pass 1: pairable totals
             for l in range(nl):
                 if mL[u, l] + mH[b, u] == 1: n[l, sL[u, l] if mH[b, u] == 0 else sH[b, u]] -= 1.0
-        for l in range(nl):                                            # each subset's distances (as squared_distances)
-            c[0] = n[l, 0]
-            for v in range(1, V): c[v] = c[v - 1] + n[l, v]                  # cumulative totals
-            for v in range(V):
-                for w in range(v, V):
-                    dl[l, v, w] = dl[l, w, v] = (c[w] - c[v] + n[l, v] - (n[l, v] + n[l, w]) / 2) ** 2
+        for l in range(nl): _ordinal_distances(n[l], c, dl[l])         # each subset's distances
         do = np.zeros(nl)
         for u in range(U):                                             # pass 2: D_o = Σ w_u C_u^T δ² C_u
             for l in range(nl):
@@ -246,11 +259,7 @@ def _ordinal_kernel(
                     if c[v] > 0:
                         for w in range(V): x += c[v] * dl[l, v, w] * c[w]
                 do[l] += winv[m] * x
-        for l in range(nl):
-            nt, de = n[l].sum(), 0.0
-            for v in range(V):
-                for w in range(V): de += n[l, v] * dl[l, v, w] * n[l, w]
-            out[b, l] = 1.0 - (nt - 1.0) * do[l] / de if nt >= 2 and de > 0 else np.nan
+        for l in range(nl): out[b, l] = _alpha_from(n[l], do[l], dl[l])
 
 # %% ../nbs/21_trust.ipynb #3cb42fba
 def _split_numba(X, D, chunk_mb=1.0, progress=None, ordinal=False):
@@ -274,11 +283,6 @@ def _split_numba(X, D, chunk_mb=1.0, progress=None, ordinal=False):
         for _ in progress_bar(ex.map(run, starts), show=progress, total=len(starts), desc="subset alphas"): pass
     return out.ravel()
 
-# %% ../nbs/21_trust.ipynb #b04ae074
-def _chunk_rows(chunk_mb: float, k: int, U: int, V: int) -> int:
-    "Subsets per chunk so that a chunk's arrays for `k` workers, `U` units and `V` values stay under `chunk_mb` MiB."
-    return max(1, int(chunk_mb * 2**20 // (8 * (2 * U * V + 3 * V * V + k))))
-
 # %% ../nbs/21_trust.ipynb #27c1ed39
 def _subset_alphas(x, level, codes, chunk_mb=64, progress=None):
     "Low-level: alpha of each subset (bit `codes`) of the workers x units float array `x` (NaN = missing)."
@@ -293,7 +297,7 @@ def _subset_alphas(x, level, codes, chunk_mb=64, progress=None):
     if level != "ordinal":                                            # fixed distances: the split by workers
         with _blas_one_thread(): return _split_alphas(X, squared_distances(values, None, level), chunk_mb, show)[codes]
     D = None
-    B = _chunk_rows(chunk_mb, k, U, V)
+    B = max(1, int(chunk_mb * 2**20 // (8 * (2 * U * V + 3 * V * V + k))))   # subsets per chunk of ≤ chunk_mb MiB
     starts = range(0, len(codes), B)
     Xf, R = X.reshape(k, U * V), X.sum(2)
     for s in progress_bar(starts, show=show, total=len(starts), desc="subset alphas"):
@@ -309,7 +313,7 @@ def _prepare(data, level, max_workers, chunk_mb, progress, kwargs, what):
     check_number("chunk_mb", chunk_mb, low=0, low_open=True)
     check_choice("progress", progress, (None, True, False))
     j = single_label(judgments_of(data, kwargs, what), what)
-    _check_workers(j.n_workers, max_workers)
+    check_workers(j.n_workers, max_workers)
     return _values_table(j, level, what)
 
 # %% ../nbs/21_trust.ipynb #42dc0e55

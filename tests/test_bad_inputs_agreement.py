@@ -18,7 +18,8 @@ from crowdnb.agreement import (krippendorff_alpha, alpha_bootstrap, alpha_from_c
                                as_label_set, pairwise_kappas, agreement_scores)
 from crowdnb.core import as_judgments
 from crowdnb.engine import split_units
-from crowdnb.trust import reliability_data, subset_alphas, trust_coefficients, algorithm1_coefs, subset_codes
+from crowdnb.trust import (reliability_data, subset_alphas, trust_coefficients, algorithm1_coefs, subset_codes,
+                           check_workers)
 
 # six sentences judged by three workers; the columns have the caller's own names
 BASE = pd.DataFrame({"sentence_id": np.repeat([f"s{i}" for i in range(6)], 3),
@@ -161,6 +162,8 @@ CASES = [
      "no subset of workers has a defined alpha"),
     ("trust: an ndarray", lambda d: trust_coefficients(d[["score"]].to_numpy()), TypeError, "Judgments.from_matrix"),
     ("subset_alphas: one worker", lambda d: subset_alphas(d[d.worker_id == "w1"], **N), ValueError, "at least 2 workers, got 1"),
+    ("check_workers: more workers than max_workers", lambda d: check_workers(21, 20), ValueError,
+     "2^21 - 21 - 1 = 2,097,130 subsets"),
     ("reliability_data: level typo", lambda d: reliability_data(d, level="cardinal", **N), ValueError, "got 'cardinal'"),
     ("reliability_data: wrong worker column", lambda d: reliability_data(d, **{**N, "worker": "coder"}), ValueError, "worker='coder'"),
     ("algorithm1_coefs: tie_tol=nan", lambda d: algorithm1_coefs([0.1, 0.2], tie_tol=float("nan")), ValueError,
