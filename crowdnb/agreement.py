@@ -128,7 +128,8 @@ def _pick_pair(j: Judgments, workers, what) -> np.ndarray:
         return np.array([0, 1])
     if isinstance(workers, (str, bytes)) or not isinstance(workers, (list, tuple, pd.Index, np.ndarray)) \
             or len(workers) != 2:
-        raise OptionTypeError("workers", workers, Opt("workers"), f" must be a pair (a, b) of worker ids, not {workers!r}")
+        raise OptionTypeError("workers", workers, Opt("workers"),
+                              f" must be a pair (a, b) of worker ids, not {workers!r}")
     pick = j.workers.get_indexer(list(workers))
     if (pick < 0).any() and all(isinstance(w, str) for w in workers):     # '7' for worker 7, e.g. from a command line
         pick = pd.Index(j.workers.astype(str)).get_indexer(list(workers))
@@ -371,8 +372,9 @@ def _check_values(level, values):
     if level in ("interval", "ratio"):
         v = np.asarray(values)
         if v.dtype.kind not in "fiu":
-            raise OptionTypeError("level", level, Opt("level", level), f" needs numeric labels, not {_ids(pd.Index(v))}: "
-                                  "use ", Opt("level", "nominal"), ", or ", Opt("level", "ordinal"), " with ",
+            raise OptionTypeError("level", level, Opt("level", level),
+                                  f" needs numeric labels, not {_ids(pd.Index(v))}: use ", Opt("level", "nominal"),
+                                  ", or ", Opt("level", "ordinal"), " with ",
                                   Opt("labels", kw=True), " in their scale order")
         if not np.isfinite(v.astype(float)).all():
             raise OptionError("level", level, Opt("level", level), " needs finite values; the labels hold "
@@ -392,8 +394,9 @@ def alpha_scale(j: Judgments, level: str, what: str) -> np.ndarray:
     lab, numeric = j.labels, j.labels.dtype.kind in "iuf"
     _check_values(level, np.asarray(lab) if level in ("interval", "ratio") else np.zeros(0))
     if level == "ordinal" and not numeric and not j.closed:
-        raise OptionError("level", level, Opt("level", "ordinal"), f" needs the order of the string labels ({_ids(lab)}): "
-                          "pass ", Opt("labels", kw=True), " in their scale order")
+        raise OptionError("level", level, Opt("level", "ordinal"),
+                          f" needs the order of the string labels ({_ids(lab)}): pass ", Opt("labels", kw=True),
+                          " in their scale order")
     if numeric and (level != "ordinal" or lab.is_monotonic_increasing): return lab.to_numpy()
     return np.arange(len(lab))
 

@@ -474,7 +474,8 @@ def job_name(
 ) -> str:
     "The job id as the start of a file name, or an error naming it (empty, or a character a file name cannot hold)."
     if isinstance(job_id, bool) or not isinstance(job_id, (str, int, np.integer)):
-        raise OptionTypeError("job_id", job_id, Opt("job_id"), f" must be a string or an integer, not {type(job_id).__name__}")
+        raise OptionTypeError("job_id", job_id, Opt("job_id"),
+                              f" must be a string or an integer, not {type(job_id).__name__}")
     job = str(job_id).strip()
     if not job or re.search(r'[\\/:*?"<>|\x00-\x1f]', job):
         raise OptionError("job_id", job_id, Opt("job_id"), f" {job_id!r} cannot be part of a file name "

@@ -117,7 +117,8 @@ def check_workers(
     if k < 2: raise ValueError(f"trust coefficients need at least 2 workers, got {k}")
     if k > max_workers:
         n = 2**k - k - 1
-        raise OptionError("max_workers", max_workers, f"{k} workers give 2^{k} - {k} - 1 = {n:,} subsets: about {n * 56 / 2**20:,.0f} MiB for "
+        raise OptionError("max_workers", max_workers, f"{k} workers give 2^{k} - {k} - 1 = {n:,} subsets: about "
+                         f"{n * 56 / 2**20:,.0f} MiB for "
                          f"their codes, alphas and ranks, and {n / (2**20 - 21):,.1f}x the work of 20 workers; "
                          "the limit is ", Opt("max_workers", max_workers), ". Pass ", Opt("max_workers", k),
                          " to run anyway.")
