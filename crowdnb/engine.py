@@ -42,6 +42,7 @@ def n_judgments(self: Shard):
     "Number of judgments in the shard."
     return len(self.unit_code)
 
+# %% ../nbs/01_engine.ipynb #2b34e634
 @patch(as_prop=True)
 def n_units(self: Shard):
     "Number of units in the shard."
@@ -54,6 +55,7 @@ def unit_counts(self: Shard, n_labels: int) -> sparse.csr_matrix:
     return sparse.csr_matrix((np.ones(len(self.rows)), (self.unit_code[self.rows], self.lab)),
                              shape=(self.n_units, n_labels))
 
+# %% ../nbs/01_engine.ipynb #91c5d3bf
 @patch
 def check_single(self: Shard, what: str) -> Shard:
     "The shard, if each judgment holds one label and no (unit, worker) pair repeats; else a ValueError naming both ids."
@@ -209,12 +211,14 @@ def sum(self: Threads, fn, states: list, *args) -> dict:
     "Σ `fn(state, *args)` over the shards (`add_stats`)."
     return add_stats(*self.map(fn, states, *args))
 
+# %% ../nbs/01_engine.ipynb #b9230b18
 @patch
 def step(self: Threads, fn, states: list, *args) -> tuple[list, dict]:
     "`fn(state, *args)` -> (new state, statistics) for every shard: the new states and the summed statistics."
     out = self.map(fn, states, *args)
     return [o[0] for o in out], add_stats(*[o[1] for o in out])
 
+# %% ../nbs/01_engine.ipynb #edfcd737
 @patch
 def frame(self: Threads, fn, states: list, *args) -> pd.DataFrame:
     "The per-shard tables `fn(state, *args)`, concatenated in shard order."
@@ -228,6 +232,7 @@ def executor(self: Judgments) -> Threads:
     "The executor of in-memory judgments: threads in this process."
     return Threads()
 
+# %% ../nbs/01_engine.ipynb #49338260
 @patch
 def shards(self: Judgments, n: int | None = None) -> list:
     "The judgments as `Shard`s (`n`; None: one per thread, at least `SHARD_MIN` judgments each), kept."

@@ -27,10 +27,14 @@ from .engine import Shard, Threads, split_units
 from .model_a import distinct_optima
 
 # %% auto #0
-__all__ = ['Counts', 'count_parameters', 'Patterns', 'patterns_of', 'PatternState', 'shard_patterns', 'as_patterns',
-           'ModelBParams', 'f_perm', 'best_permutation', 'informativeness', 'informative_permutation', 'relabelled',
-           'pattern_counts', 'vote_counts', 'pattern_loglik', 'pattern_size', 'random_model', 'EMResult', 'em_loop',
-           'em', 'anneal', 'FitB', 'fit', 'ModelB', 'pattern_posterior', 'pattern_labels']
+__all__ = ['LBFGS_OPTIONS', 'Counts', 'count_parameters', 'Patterns', 'patterns_from_codes', 'missing_mask', 'value_codes',
+           'patterns_from_counts', 'patterns_of', 'PatternState', 'shard_patterns', 'judgment_patterns', 'as_patterns',
+           'check_simplex', 'finite_log', 'log_lam', 'row_logsumexp', 'ModelBParams', 'check_permutation', 'as_lam',
+           'f_perm', 'best_permutation', 'informativeness', 'informative_permutation', 'relabelled', 'e_step',
+           'smoothed_posterior', 'expected_counts', 'm_step', 'dirichlet_log_prior', 'params_of_posterior',
+           'pattern_counts', 'vote_counts', 'pattern_loglik', 'pattern_size', 'random_model', 'EMResult',
+           'iterate_starts', 'em_loop', 'start_params', 'em', 'optima_table', 'softmax_params', 'anneal_objective',
+           'anneal', 'FitB', 'fit', 'ModelB', 'pattern_posterior', 'pattern_labels']
 
 # %% ../nbs/31_model_b.ipynb #1755316c
 class Counts(NamedTuple):
@@ -44,7 +48,7 @@ def count_parameters(
     n_values: int,  # M, the number of values (≥ 2)
     n_annotators: int = 3,  # J, the number of annotators (≥ 1)
 ) -> Counts:
-    "Model B's independent observation classes and free parameters for `n_values` values and `n_annotators` evaluators (section 10)."
+    "Model B's independent observation classes and free parameters for M values and J evaluators (section 10)."
     for name, v, lo in (("n_values", n_values, 2), ("n_annotators", n_annotators, 1)):
         if not isinstance(v, Integral) or isinstance(v, bool): raise TypeError(f"{name} must be an integer, not {v!r}")
         if v < lo: raise ValueError(f"{name} must be at least {lo}, got {v}")
@@ -79,15 +83,26 @@ class Patterns:
         m = self.n_values
         return np.asarray(self.onehot @ np.tile(np.eye(m), (self.n_annotators, 1)))
 
+    def per_item(self, post, gamma) -> np.ndarray:
+        "Per-item rows of a per-pattern array `post`; items nobody annotated (inverse -1) get the prior `gamma`."
+        return post if self.inverse is None else np.vstack([post, gamma])[self.inverse]
+
     def __repr__(self):
         return (f"Patterns({self.n_patterns} distinct patterns of {self.n_items:g} items, "
                 f"{self.n_annotators} annotators, values {self.values.tolist()})")
 
 # %% ../nbs/31_model_b.ipynb #9bd32869
-_DENSE_LIMIT = 20_000_000
+_DENSE_LIMIT = 20_000_000   # cells of a code matrix past which its rows are not deduplicated
 
-def _from_codes(codes, counts, n_annotators, values, inverse=None, dedupe=True):
-    "Patterns from an items x annotators code matrix (-1 missing)."
+def patterns_from_codes(
+    codes,  # items x annotators value codes, -1 for missing
+    counts,  # items per row (None: one each)
+    n_annotators: int,  # J
+    values,  # the values, in code order
+    inverse=None,  # item -> row of `codes` when the rows are themselves patterns (None: item k is row k)
+    dedupe: bool = True,  # count identical rows once (`np.unique` over rows)
+) -> Patterns:
+    "Patterns from an items x annotators code matrix (-1 missing): identical rows once, empty rows dropped."
     if dedupe:
         codes, inv, cnt = np.unique(codes, axis=0, return_inverse=True, return_counts=True)
         inv = inv.ravel()
@@ -107,8 +122,12 @@ def _from_codes(codes, counts, n_annotators, values, inverse=None, dedupe=True):
     return Patterns(onehot, np.asarray(counts, float), n_annotators, np.asarray(values), inverse, codes)
 
 # %% ../nbs/31_model_b.ipynb #7fd28687
-def _encode(m, missing, values, where="label matrix"):
-    "Value codes (-1 for missing) of an integer matrix, and the value set."
+def missing_mask(
+    m: np.ndarray,  # an integer matrix, or a float one holding whole numbers and NaN
+    missing,  # the missing marker(s); NaN is always missing
+    where: str = "label matrix",  # what `m` is, for the error messages
+) -> np.ndarray:
+    "Where `m` is missing; a non-integer value (named by row and column) or dtype is refused."
     miss = np.isin(m, np.atleast_1d(missing))
     if m.dtype.kind == "f":
         miss |= np.isnan(m)
@@ -118,6 +137,17 @@ def _encode(m, missing, values, where="label matrix"):
             raise TypeError(f"{where} holds a non-integer value {m[r, c].item()!r} at row {r}, column {c}")
     elif m.dtype.kind not in "iu":
         raise TypeError(f"{where} must hold integers, not {m.dtype}")
+    return miss
+
+# %% ../nbs/31_model_b.ipynb #3ba39421
+def value_codes(
+    m: np.ndarray,  # an items x annotators matrix of values
+    missing,  # the missing marker(s); NaN is always missing
+    values=None,  # the values in code order (None: those that occur, sorted)
+    where: str = "label matrix",  # what `m` is, for the error messages
+) -> tuple:
+    "(codes, values): `m` coded by position in `values`, -1 where missing; an undeclared value is named."
+    miss = missing_mask(m, missing, where)
     if values is None:
         values = np.unique(m[~miss]).astype(np.int64)
     else:
@@ -139,8 +169,12 @@ def _encode(m, missing, values, where="label matrix"):
     return code, values
 
 # %% ../nbs/31_model_b.ipynb #f34f9ec1
-def _from_counts(counts, n_annotators, values):
-    "Patterns from counts of complete patterns: a dict/Series keyed by pattern, or an array in lexicographic order."
+def patterns_from_counts(
+    counts,  # a dict or Series keyed by pattern ('112' or (1, 1, 2)), or an array of M**J counts in lexicographic order
+    n_annotators: int,  # J, for an array (a dict or Series says it by its keys)
+    values=None,  # the values in code order (default: 1..M for an array, the keys' values otherwise)
+) -> Patterns:
+    "Patterns from counts of complete patterns, the form the seed prints its data in."
     if isinstance(counts, dict): counts = pd.Series(counts)
     if isinstance(counts, pd.Series):
         keys = [tuple(int(ch) for ch in k) if isinstance(k, str) else tuple(int(x) for x in np.atleast_1d(k))
@@ -157,10 +191,11 @@ def _from_counts(counts, n_annotators, values):
             raise ValueError(f"{len(cnt)} pattern counts is not M**{n_annotators} for any M; pass n_annotators")
         vals = np.arange(1, m + 1) if values is None else np.asarray(values)
         pat = vals[np.array(list(itertools.product(range(m), repeat=n_annotators)), dtype=np.int64)]
-    if np.any(cnt < 0) or not np.all(np.isfinite(cnt)): raise ValueError("pattern counts must be finite and non-negative")
-    code, values = _encode(pat, -1, values, "pattern keys")
+    if np.any(cnt < 0) or not np.all(np.isfinite(cnt)):
+        raise ValueError("pattern counts must be finite and non-negative")
+    code, values = value_codes(pat, -1, values, "pattern keys")
     keep = cnt > 0
-    return _from_codes(code[keep], cnt[keep], n_annotators, values, dedupe=False)
+    return patterns_from_codes(code[keep], cnt[keep], n_annotators, values, dedupe=False)
 
 # %% ../nbs/31_model_b.ipynb #df824741
 def patterns_of(
@@ -179,8 +214,9 @@ def patterns_of(
     if one_each and n_units * n_workers <= _DENSE_LIMIT and n_workers <= 32:
         code = np.full((n_units, n_workers), -1, np.int64)
         code[it, an] = lab
-        return _from_codes(code, None, n_workers, vals)
-    onehot = sparse.csr_matrix((np.ones(len(it)), (it, an * m + lab)), shape=(n_units, n_workers * m))   # repeats add up
+        return patterns_from_codes(code, None, n_workers, vals)
+    # repeats add up
+    onehot = sparse.csr_matrix((np.ones(len(it)), (it, an * m + lab)), shape=(n_units, n_workers * m))
     return Patterns(onehot, np.ones(n_units), n_workers, vals, np.arange(n_units), None)
 
 # %% ../nbs/31_model_b.ipynb #618cd862
@@ -200,7 +236,8 @@ def shard_patterns(
     "A shard's patterns; a judgment with several labels or a repeated (unit, worker) pair is an error naming both."
     if shard.several is not None:
         u, w = shard.several
-        raise ValueError(f"model B needs one label per judgment; the judgment of unit {u!r} by worker {w!r} holds several")
+        raise ValueError(f"model B needs one label per judgment; the judgment of unit {u!r} by worker {w!r} "
+                         "holds several")
     if shard.repeated is not None:
         u, w = shard.repeated
         raise ValueError(f"model B needs one judgment per (unit, worker); unit {u!r} and worker {w!r} repeat"
@@ -211,80 +248,86 @@ def shard_patterns(
     return PatternState(p, shard.units, p.votes())
 
 # %% ../nbs/31_model_b.ipynb #0c51c011
-def _judgment_patterns(J: Judgments, build: bool = True) -> Patterns | None:
-    "Patterns of in-memory judgments, one item per unit (None when `build` is False: the checks only); errors name the rows."
+def judgment_patterns(
+    J: Judgments,  # in-memory judgments
+    build: bool = True,  # False: the checks only (returns None)
+) -> Patterns | None:
+    "Patterns of in-memory judgments, one item per unit; several labels in a judgment or a repeated pair name rows."
     rows = J.label_codes()[0]
     several = np.flatnonzero(np.bincount(rows, minlength=J.n_judgments) > J.frame["count"].to_numpy())
     if len(several):
         raise ValueError(f"model B needs one label per judgment; judgments at {J.describe_rows(several)} "
                          "hold several labels")
     rep = J.repeated_pairs()
-    if len(rep): raise ValueError(f"model B needs one judgment per (unit, worker); judgments at {J.describe_rows(rep)} repeat a pair"
+    if len(rep): raise ValueError(f"model B needs one judgment per (unit, worker); judgments at "
+                                  f"{J.describe_rows(rep)} repeat a pair"
                                   + ("; select one dimension first" if "dimension" in J.frame else ""))
     return shard_patterns(split_units(J)[0], J.n_workers, J.labels).p if build else None
 
 # %% ../nbs/31_model_b.ipynb #25cdf28a
 @delegates(as_judgments, but=["data", "labels"])
 def as_patterns(
-    data,  # Patterns; pattern counts (dict/Series/1-D array); an items x annotators matrix; or judgments (Judgments, long DataFrame, CSV path)
+    data,  # judgments (Judgments, long table, CSV path), an items x annotators matrix, pattern counts, or Patterns
     missing=-1,  # the missing marker(s) of a matrix (NaN is always missing)
     labels=None,  # the values in code order (default: those that occur, sorted)
     n_annotators: int = 3,  # annotators of a flat array of pattern counts
     **kwargs,  # input options of `as_judgments` when `data` is a long table or a CSV path
 ) -> Patterns:
-    "Low-level: distinct patterns and counts from pattern counts, a matrix, or judgments (a table is read as a long table)."
+    "Low-level: distinct patterns and counts from pattern counts, a matrix, or judgments (a table is a long table)."
     if isinstance(data, Patterns): return data
     if isinstance(data, (pd.DataFrame, str, os.PathLike)): data = as_judgments(data, labels=labels, **kwargs)
-    elif kwargs: raise TypeError(f"{', '.join(kwargs)}: input options apply to a table or a CSV path, not to {type(data).__name__}")
+    elif kwargs: raise TypeError(f"{', '.join(kwargs)}: input options apply to a table or a CSV path, "
+                                 f"not to {type(data).__name__}")
     if isinstance(data, Judgments):
-        return _judgment_patterns(data if labels is None else as_judgments(data, labels=labels))
+        return judgment_patterns(data if labels is None else as_judgments(data, labels=labels))
     if isinstance(data, (dict, pd.Series)) or (isinstance(data, (list, tuple, np.ndarray)) and np.ndim(data) == 1):
-        return _from_counts(data, n_annotators, labels)
+        return patterns_from_counts(data, n_annotators, labels)
     if isinstance(data, (list, tuple)): data = np.asarray(data)
     if not isinstance(data, np.ndarray): raise TypeError(
         f"data must be judgments, an items x annotators matrix or pattern counts, not {type(data).__name__}")
     if data.ndim != 2: raise ValueError(f"label matrix must be 2-D (items x annotators), got shape {data.shape}")
-    code, vals = _encode(data, missing, labels)
+    code, vals = value_codes(data, missing, labels)
     if len(vals) < 2: raise ValueError(f"model B needs at least 2 values, found {list(vals)}")
-    return _from_codes(code, None, data.shape[1], vals, dedupe=code.size <= _DENSE_LIMIT)
+    return patterns_from_codes(code, None, data.shape[1], vals, dedupe=code.size <= _DENSE_LIMIT)
 
 # %% ../nbs/31_model_b.ipynb #7eea7182
-def _simplex(a, name, axis=-1):
+def check_simplex(
+    a,  # probabilities: a vector, or an array whose rows along `axis` are distributions
+    name: str,  # what `a` is, for the error message
+    axis: int = -1,  # the axis that sums to 1
+) -> np.ndarray:
     "`a` as a float array, checked to be finite, non-negative and to sum to 1 along `axis`."
     a = np.array(a, dtype=float)
     if np.any(~np.isfinite(a)) or np.any(a < 0): raise ValueError(f"{name} must be finite and non-negative")
     s = a.sum(axis)
-    if not np.allclose(s, 1, atol=1e-8): raise ValueError(f"{name} must sum to 1 along its last axis (sums {np.round(s, 6).tolist()})")
+    if not np.allclose(s, 1, atol=1e-8):
+        raise ValueError(f"{name} must sum to 1 along its last axis (sums {np.round(s, 6).tolist()})")
     return a
 
-# %% ../nbs/31_model_b.ipynb #4d8b7cbc
-def _items(p, post, gamma):
-    "Per-item rows of a per-pattern array; items nobody annotated (inverse -1) get the prior γ."
-    return post if p.inverse is None else np.vstack([post, gamma])[p.inverse]
-
 # %% ../nbs/31_model_b.ipynb #a6db30e1
-def _loglam(lam):
-    "(annotators*values) x classes matrix of log λ: row x*M+v, column ψ = log λ^(x)_{v|ψ}."
-    return _log(lam.transpose(0, 2, 1).reshape(-1, lam.shape[1]))
-
 _NEG = -1e300   # log 0, kept finite so that 0 * log 0 = 0 in dense products
 
-def _log(a):
+def finite_log(
+    a,  # non-negative numbers
+) -> np.ndarray:
     "log with log 0 = -1e300 (finite)."
     a = np.asarray(a, float)
-    return np.log(a, out=np.full(a.shape, _NEG), where=a > 0)   # no errstate context: it costs more than the log of a small array
+    # no errstate context: it costs more than the log of a small array
+    return np.log(a, out=np.full(a.shape, _NEG), where=a > 0)
 
-# %% ../nbs/31_model_b.ipynb #6f1ace41
-def _total(counts, norm):
-    "Σ counts · log P(pattern), -inf when some observed pattern is impossible."
-    return -np.inf if norm.min() < -1e250 else float((counts * norm).sum())   # every pattern kept has count > 0 (no BLAS: pairwise sum)
+# %% ../nbs/31_model_b.ipynb #6a4b5d38
+def log_lam(
+    L: np.ndarray,  # Λ of S parameter sets (S, J, M, M): L[s, x, ψ, v] = λ^(x)_{v|ψ}
+) -> np.ndarray:
+    "(annotators·values) x (starts·classes) matrix of log λ: row x·M+v, column s·M+ψ."
+    S, J, M, _ = L.shape
+    return finite_log(L.transpose(1, 3, 0, 2).reshape(J * M, S * M))
 
 # %% ../nbs/31_model_b.ipynb #41a6a705
-def _log_joint(p, loggamma, loglam):
-    "Patterns x classes log joint (eq. 33): the one-hot patterns times log λ, plus log γ."
-    return p.mat @ loglam + loggamma
-
-def _lse(a, normalise=False):
+def row_logsumexp(
+    a: np.ndarray,  # a 2-D array
+    normalise: bool = False,  # also return the row-normalised exp(a)
+):
     "Row-wise log-sum-exp (and the row-normalised exp(a) when `normalise`); column-major inside for speed."
     a = np.asfortranarray(a)
     mx = a.max(1, keepdims=True)
@@ -295,14 +338,14 @@ def _lse(a, normalise=False):
 
 # %% ../nbs/31_model_b.ipynb #4ea8da75
 class ModelBParams:
-    "Low-level: the parameters of model B (Dawid-Skene), class probabilities γ_ψ and one matrix Λ_x[ψ, v] = λ^(x)_{v|ψ} per annotator."
+    "Low-level: model B's parameters, class probabilities γ_ψ and one matrix Λ_x[ψ, v] = λ^(x)_{v|ψ} per annotator."
     def __init__(self,
                  gamma,  # class probabilities γ_ψ, summing to 1
-                 lam,  # annotators x classes x values: Λ_x[ψ, v] = λ^(x)_{v|ψ}, rows summing to 1 (one 2-D matrix: one annotator)
+                 lam,  # annotators x classes x values: Λ_x[ψ, v] = λ^(x)_{v|ψ}, rows summing to 1 (2-D: one annotator)
                  values=None,  # the values in code order (default 1..M)
                 ):
-        self.gamma = _simplex(gamma, "gamma")
-        self.lam = _simplex(lam, "lam")
+        self.gamma = check_simplex(gamma, "gamma")
+        self.lam = check_simplex(lam, "lam")
         if self.gamma.ndim != 1: raise ValueError("gamma must be a vector")
         m = len(self.gamma)
         if self.lam.ndim == 2: self.lam = self.lam[None]
@@ -315,7 +358,8 @@ class ModelBParams:
     n_annotators = property(lambda self: self.lam.shape[0])
 
     def __repr__(self):
-        return f"ModelBParams({self.n_annotators} annotators, values {self.values.tolist()}, gamma={np.round(self.gamma, 4).tolist()})"
+        return (f"ModelBParams({self.n_annotators} annotators, values {self.values.tolist()}, "
+                f"gamma={np.round(self.gamma, 4).tolist()})")
 
     def _patterns(self, data, missing=-1):
         p = as_patterns(data, missing, labels=self.values if not isinstance(data, Patterns) else None,
@@ -334,7 +378,7 @@ def log_joint(self: ModelBParams,
        ) -> np.ndarray:
     "Patterns x classes $\\log P(C=\\psi, V)$ (eq. 33, missing annotators left out)."
     p = self._patterns(data, missing)
-    return _log_joint(p, _log(self.gamma), _loglam(self.lam))
+    return p.mat @ log_lam(self.lam[None]) + finite_log(self.gamma)
 
 # %% ../nbs/31_model_b.ipynb #79f7d986
 @patch
@@ -344,7 +388,9 @@ def log_likelihood(self: ModelBParams,
        ) -> float:
     "$\\log L=\\sum_n \\log \\sum_\\psi \\gamma_\\psi \\prod_x \\lambda^{(x)}_{v_x|\\psi}$ (eqs. 35, 40)."
     p = self._patterns(data, missing)
-    return _total(p.counts, _lse(self.log_joint(p))[:, 0])
+    norm = row_logsumexp(self.log_joint(p))[:, 0]
+    # -inf when an observed pattern is impossible (every pattern kept has count > 0); no BLAS: a pairwise sum
+    return -np.inf if norm.min() < -1e250 else float((p.counts * norm).sum())
 
 # %% ../nbs/31_model_b.ipynb #11966aac
 @patch
@@ -354,13 +400,13 @@ def posterior(self: ModelBParams,
        ) -> np.ndarray:
     "Items x classes $P(C=\\psi|V)$ (eq. 37); rows of pattern counts when `data` are counts."
     p = self._patterns(data, missing)
-    post = _lse(self.log_joint(p), True)[1]
-    return _items(p, post, self.gamma)
+    post = row_logsumexp(self.log_joint(p), True)[1]
+    return p.per_item(post, self.gamma)
 
 # %% ../nbs/31_model_b.ipynb #b0fed189
 @patch
 def theta(self: ModelBParams) -> np.ndarray:
-    "Per annotator probability of a correct annotation $\\theta_x=\\sum_\\psi\\gamma_\\psi\\lambda^{(x)}_{\\psi|\\psi}$ (eq. 39)."
+    "$\\theta_x=\\sum_\\psi\\gamma_\\psi\\lambda^{(x)}_{\\psi|\\psi}$ (eq. 39): each annotator's chance to be right."
     return np.einsum("c,xcc->x", self.gamma, self.lam)
 
 # %% ../nbs/31_model_b.ipynb #24348e34
@@ -369,11 +415,14 @@ def permute(self: ModelBParams,
             pi,  # a permutation of 0..M-1: class j of the result is class pi[j] of this solution
            ) -> "ModelBParams":
     "The relabelled solution $\\lambda'_{v|j}=\\lambda_{v|\\pi(j)}$, $\\gamma'_j=\\gamma_{\\pi(j)}$ (eq. 53)."
-    pi = _check_perm(pi, self.n_values)
+    pi = check_permutation(pi, self.n_values)
     return ModelBParams(self.gamma[pi], self.lam[:, pi, :], self.values)
 
 # %% ../nbs/31_model_b.ipynb #40d19a80
-def _check_perm(pi, n):
+def check_permutation(
+    pi,  # what should be a permutation
+    n: int,  # of 0..n-1
+) -> np.ndarray:
     "`pi` as an array, checked to be a permutation of 0..n-1."
     pi = np.asarray(pi)
     if pi.shape != (n,) or sorted(pi.tolist()) != list(range(n)):
@@ -429,7 +478,9 @@ def params(self: ModelBParams) -> pd.Series:
     return pd.Series(out)
 
 # %% ../nbs/31_model_b.ipynb #2c742e2a
-def _lam_of(model_or_lam):
+def as_lam(
+    model_or_lam,  # a ModelBParams, or Λ (annotators x M x M; 2-D: one annotator)
+) -> np.ndarray:
     "Λ (annotators x M x M) of a ModelBParams or of an array, checked."
     lam = model_or_lam.lam if isinstance(model_or_lam, ModelBParams) else np.asarray(model_or_lam, float)
     if lam.ndim == 2: lam = lam[None]
@@ -437,24 +488,27 @@ def _lam_of(model_or_lam):
         raise ValueError(f"lam must have shape (annotators, n, n), got {lam.shape}")
     return lam
 
+# %% ../nbs/31_model_b.ipynb #4c3199b1
 def f_perm(
     model_or_lam,  # a ModelBParams, or its Λ (annotators x M x M)
     pi,  # a permutation of 0..M-1
 ) -> float:
     "$F(\\pi)=\\sum_k\\sum_i\\lambda^{(k)}_{i|\\pi(i)}$ (eq. 56): the diagonal mass of the relabelled solution."
-    lam = _lam_of(model_or_lam)
-    pi = _check_perm(pi, lam.shape[1])
+    lam = as_lam(model_or_lam)
+    pi = check_permutation(pi, lam.shape[1])
     return float(lam[:, pi, np.arange(len(pi))].sum())
 
+# %% ../nbs/31_model_b.ipynb #86480051
 def best_permutation(
     model_or_lam,  # a ModelBParams, or its Λ (annotators x M x M)
     weighted: bool = False,  # maximise Σθ (eq. 55, weighted by γ) instead of F (eq. 56)
 ) -> np.ndarray:
-    "π* maximising F(π) (eq. 56) by the assignment problem; `weighted=True` maximises Σθ (eq. 55) instead (needs a ModelBParams)."
-    lam = _lam_of(model_or_lam)
+    "π* maximising F(π) (eq. 56) by the assignment problem; `weighted=True`: Σθ (eq. 55, needs a ModelBParams)."
+    lam = as_lam(model_or_lam)
     score = lam.sum(axis=0).T                     # score[i, j] = Σ_k λ^(k)_{i|j}
     if weighted:
-        if not isinstance(model_or_lam, ModelBParams): raise TypeError("weighted=True needs a ModelBParams (it uses gamma)")
+        if not isinstance(model_or_lam, ModelBParams):
+            raise TypeError("weighted=True needs a ModelBParams (it uses gamma)")
         score = score * model_or_lam.gamma[None, :]
     rows, cols = optimize.linear_sum_assignment(score, maximize=True)
     return cols[np.argsort(rows)]
@@ -487,55 +541,56 @@ def relabelled(
     if rule is False: return model
     return model.permute(best_permutation(model) if rule in (True, "pi_star") else informative_permutation(model))
 
-# %% ../nbs/31_model_b.ipynb #c98dbbc8
-def _loglam_b(L):
-    "(annotators·values) x (starts·classes) matrix of log λ of a stack L (S, J, M, M): row x·M+v, column s·M+ψ."
-    S, J, M, _ = L.shape
-    return _log(L.transpose(1, 3, 0, 2).reshape(J * M, S * M))
-
-# %% ../nbs/31_model_b.ipynb #0712593b
-def _last(op, a):
-    "`op` reduced over the short last axis of `a`, kept as length 1: a loop over the classes, each step one pass over the rest (numpy's own reduction over a short last axis is ~10x slower)."
-    if a.shape[-1] > 64: return op.reduce(a, axis=-1, keepdims=True)
-    b = a.reshape(-1, a.shape[-1])
-    out = b[:, 0].copy()
-    for c in range(1, b.shape[1]): op(out, b[:, c], out=out)
-    return out.reshape(a.shape[:-1] + (1,))
-
 # %% ../nbs/31_model_b.ipynb #15c57d59
-def _e_batch(p, G, L, eps=0.0, votes=None, weighted=True):
-    "Posteriors (patterns, S, M) — times the pattern counts when `weighted` — and log L (S,) of S parameter sets at once."
+def e_step(
+    p: Patterns,  # the distinct patterns and their counts
+    G: np.ndarray,  # γ of S parameter sets (S, M)
+    L: np.ndarray,  # Λ of S parameter sets (S, J, M, M)
+    eps: float = 0.0,  # smoothing of eq. 52 (0: plain EM)
+    votes=None,  # patterns x values vote counts (`p.votes()`), needed when eps > 0
+    weighted: bool = True,  # multiply the posteriors by the pattern counts (what the M step sums)
+) -> tuple:
+    "Posteriors (patterns, S, M) — times the pattern counts when `weighted` — and log L (S,) of S parameter sets."
+    def last(op, a):   # `op` over the short last axis, kept as length 1: a loop over the classes
+        if a.shape[-1] > 64: return op.reduce(a, axis=-1, keepdims=True)
+        b = a.reshape(-1, a.shape[-1])
+        out = b[:, 0].copy()
+        for c in range(1, b.shape[1]): op(out, b[:, c], out=out)
+        return out.reshape(a.shape[:-1] + (1,))
     P, (S, M) = p.n_patterns, G.shape
-    lj = np.asarray(p.mat @ _loglam_b(L)).reshape(P, S, M)     # one product for all starts: eq. 33 in log space
-    lj += _log(G)
-    mx = _last(np.maximum, lj)
+    lj = np.asarray(p.mat @ log_lam(L)).reshape(P, S, M)     # one product for all starts: eq. 33 in log space
+    lj += finite_log(G)
+    mx = last(np.maximum, lj)
     e = np.subtract(lj, mx, out=lj if eps == 0 else None)        # in place: no extra pass over patterns x classes
     np.exp(e, out=e)
-    s = _last(np.add, e)
+    s = last(np.add, e)
     norm = np.log(s); norm += mx                                  # log P(pattern), (P, S, 1)
     ll = (norm[..., 0].T * p.counts).sum(1)                       # pairwise sums, one per start
     ll[norm.min(axis=(0, 2)) < -1e250] = -np.inf                  # an observed pattern is impossible
     if eps == 0:
         e *= (p.counts[:, None, None] / s) if weighted else 1 / s
         return e, ll
-    with np.errstate(divide="ignore"):                            # eq. 52 in log space
-        num = np.logaddexp(lj, np.log(eps * votes)[:, None, :])
-        den = np.logaddexp(norm, np.log(eps * votes.sum(1))[:, None, None])
-    post = np.exp(num - den)
+    post = smoothed_posterior(lj, norm, eps, votes)
     return (post * p.counts[:, None, None] if weighted else post), ll
 
-# %% ../nbs/31_model_b.ipynb #50fe5a79
-def _m_finish(g, n, prior_gamma=0.0, prior_lam=0.0):
-    "γ (S, M) and Λ (S, J, M, M) from the expected counts g (S, M) and n (S, J, M, M) plus the pseudo-counts (eqs. 48 corrected, 50)."
-    if prior_gamma is None: prior_gamma = prior_lam = 0.0
-    g, n = g + prior_gamma, n + prior_lam
-    G = g / g.sum(1, keepdims=True)
-    tot = n.sum(3, keepdims=True)
-    L = np.divide(n, tot, out=np.full(n.shape, 1.0 / n.shape[3]), where=tot > 0)   # a row that saw nothing stays uniform
-    return G, L
+# %% ../nbs/31_model_b.ipynb #6a83b502
+def smoothed_posterior(
+    lj: np.ndarray,  # log joint (patterns, S, M), eq. 33
+    norm: np.ndarray,  # log P(pattern) (patterns, S, 1)
+    eps: float,  # the smoothing ε > 0
+    votes: np.ndarray,  # patterns x values: how many annotators gave each value (C of eq. 52)
+) -> np.ndarray:
+    "(γ Π λ + ε C) / (Σ γ Π λ + ε N) per pattern, start and class (eq. 52)."
+    with np.errstate(divide="ignore"):
+        num = np.logaddexp(lj, np.log(eps * votes)[:, None, :])
+        den = np.logaddexp(norm, np.log(eps * votes.sum(1))[:, None, None])
+    return np.exp(num - den)
 
 # %% ../nbs/31_model_b.ipynb #edd38b11
-def _counts_b(p, W):
+def expected_counts(
+    p: Patterns,  # the distinct patterns
+    W: np.ndarray,  # count-weighted posteriors (patterns, S, M), as `e_step` returns them
+) -> tuple:
     "Expected counts g (S, M) and n (S, J, M, M) from count-weighted posteriors W (patterns, S, M)."
     P, S, M = W.shape
     J = p.n_annotators
@@ -543,12 +598,29 @@ def _counts_b(p, W):
     n = (p.mat_t @ W.reshape(P, S * M)).reshape(J, M, S, M).transpose(2, 0, 3, 1)   # s, x, ψ, v
     return g, n
 
-def _m_batch(p, W, prior_gamma=0.0, prior_lam=0.0):
-    "γ (S, M) and Λ (S, J, M, M) of S starts from their count-weighted posteriors W (patterns, S, M) (eqs. 48 corrected, 50)."
-    return _m_finish(*_counts_b(p, W), prior_gamma, prior_lam)
+# %% ../nbs/31_model_b.ipynb #e1d19a48
+def m_step(
+    g: np.ndarray,  # expected class counts (S, M)
+    n: np.ndarray,  # expected (annotator, class, value) counts (S, J, M, M)
+    prior_gamma=0.0,  # Dirichlet pseudo-counts (α - 1) on γ; None: no prior
+    prior_lam=0.0,  # Dirichlet pseudo-counts on Λ, broadcast to (J, M, M)
+) -> tuple:
+    "γ (S, M) and Λ (S, J, M, M) from the expected counts plus the pseudo-counts (eqs. 48 corrected, 50)."
+    if prior_gamma is None: prior_gamma = prior_lam = 0.0
+    g, n = g + prior_gamma, n + prior_lam
+    G = g / g.sum(1, keepdims=True)
+    tot = n.sum(3, keepdims=True)
+    # a row that saw nothing stays uniform
+    L = np.divide(n, tot, out=np.full(n.shape, 1.0 / n.shape[3]), where=tot > 0)
+    return G, L
 
 # %% ../nbs/31_model_b.ipynb #8362e8ef
-def _log_prior_b(G, L, prior_gamma, prior_lam):
+def dirichlet_log_prior(
+    G: np.ndarray,  # γ of S parameter sets (S, M)
+    L: np.ndarray,  # Λ of S parameter sets (S, J, M, M)
+    prior_gamma,  # Dirichlet pseudo-counts (α - 1) on γ; None: no prior
+    prior_lam,  # Dirichlet pseudo-counts on Λ
+) -> np.ndarray:
     "Σ (α-1) log θ of S parameter sets (0 where the pseudo-count is 0)."
     if prior_gamma is None: return np.zeros(len(G))              # None: no prior (checked once per run, not per step)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -556,16 +628,16 @@ def _log_prior_b(G, L, prior_gamma, prior_lam):
         lp += np.where(np.broadcast_to(prior_lam, L.shape) != 0, prior_lam * np.log(L), 0.0).sum((1, 2, 3))
     return lp
 
-# %% ../nbs/31_model_b.ipynb #adeb6b37
-def _m_step(p, post, prior_gamma=0.0, prior_lam=0.0):
-    "γ and Λ maximising the expected complete-data log-likelihood (eqs. 48 corrected, 50), plus Dirichlet pseudo-counts."
-    g, l = _m_batch(p, (post * p.counts[:, None])[:, None, :], prior_gamma, prior_lam)
+# %% ../nbs/31_model_b.ipynb #6cb66b35
+def params_of_posterior(
+    p: Patterns,  # the distinct patterns
+    post: np.ndarray,  # patterns x classes posterior
+    prior_gamma=0.0,  # Dirichlet pseudo-counts on γ
+    prior_lam=0.0,  # Dirichlet pseudo-counts on Λ
+) -> tuple:
+    "γ and Λ maximising the expected complete-data log-likelihood (eqs. 48 corrected, 50), plus pseudo-counts."
+    g, l = m_step(*expected_counts(p, (post * p.counts[:, None])[:, None, :]), prior_gamma, prior_lam)
     return g[0], l[0]
-
-def _e_step(p, gamma, lam, eps=0.0, votes=None):
-    "Posterior (eq. 51, or smoothed eq. 52) and log L at the given parameters."
-    post, ll = _e_batch(p, gamma[None], lam[None], eps, votes, weighted=False)
-    return post[:, 0], float(ll[0])
 
 # %% ../nbs/31_model_b.ipynb #22a4585f
 @kernel(error_model="numpy")
@@ -617,13 +689,14 @@ def _sweep(classes,  # a tuple of M zeros: its length, the number of classes, is
 
 # %% ../nbs/31_model_b.ipynb #12a3bf6a
 def _sweep_rows(p):
-    "(indptr, indices) of the one-hot rows for `_sweep`, a column counted d times repeated d times (None: non-integer counts); cached on `p`."
+    "(indptr, indices) of the one-hot rows for `_sweep`, a column counted d times repeated d times; cached on `p`."
     if getattr(p, "_rows", (None,))[0] is not p.onehot:
         o, rows = p.onehot, None
         if np.all(o.data == 1): rows = (o.indptr, o.indices)
         elif np.all((o.data == np.round(o.data)) & (o.data > 0)):
             rep = o.data.astype(np.int64)
-            per_row = np.bincount(np.repeat(np.arange(o.shape[0]), np.diff(o.indptr)), weights=rep, minlength=o.shape[0])
+            per_row = np.bincount(np.repeat(np.arange(o.shape[0]), np.diff(o.indptr)), weights=rep,
+                                  minlength=o.shape[0])
             rows = (np.concatenate([[0], np.cumsum(per_row.astype(np.int64))]), np.repeat(o.indices, rep))
         p._rows = (o, rows)
     return p._rows[1]
@@ -637,19 +710,15 @@ def _fused_ok(p, S, eps=0.0):
 
 # %% ../nbs/31_model_b.ipynb #b8edcd2d
 def _fused(p, G, L, post=False):
-    "Expected counts for γ (S, M) and Λ (S, J, M, M), log L (S,) and, when `post`, the posteriors (P, S, M) of S starts: one `_sweep`."
+    "Expected counts for γ (S, M) and Λ (S, J, M, M), log L (S,) and, when `post`, posteriors (P, S, M): one `_sweep`."
     (S, M), J = G.shape, p.n_annotators
     lt = np.ascontiguousarray(L.transpose(1, 3, 0, 2).reshape(J * M * S, M))   # row (x·M+v)·S + s, column ψ
     N, acc = np.zeros(lt.size), np.zeros((S, M + 2))
     out = np.empty((p.n_patterns if post else 0, S, M))
-    _sweep((0,) * M, *_sweep_rows(p), p.counts, lt.ravel(), _log(lt), np.ascontiguousarray(G), _log(G), N, acc, out)
+    _sweep((0,) * M, *_sweep_rows(p), p.counts, lt.ravel(), finite_log(lt), np.ascontiguousarray(G), finite_log(G),
+           N, acc, out)
     ll = np.where(acc[:, M + 1] > 0, -np.inf, acc[:, M])
     return acc[:, :M], N.reshape(J, M, S, M).transpose(2, 0, 3, 1), ll, out
-
-# %% ../nbs/31_model_b.ipynb #1ded4569
-def _loglik_b(p, G, L):
-    "log L (S,) of S parameter sets: one `_sweep` when it pays, else the numpy E step."
-    return _fused(p, G, L)[2] if _fused_ok(p, len(G)) else _e_batch(p, G, L)[1]
 
 # %% ../nbs/31_model_b.ipynb #6b35dd57
 def pattern_counts(
@@ -664,8 +733,8 @@ def pattern_counts(
     if _fused_ok(st.p, S, eps):
         g, n, ll, _ = _fused(st.p, G, L)
         return dict(g=g, n=n, ll=ll)
-    W, ll = _e_batch(st.p, G, L, eps, st.votes)
-    g, n = _counts_b(st.p, W)
+    W, ll = e_step(st.p, G, L, eps, st.votes)
+    g, n = expected_counts(st.p, W)
     return dict(g=g, n=n, ll=ll)
 
 # %% ../nbs/31_model_b.ipynb #ffb65621
@@ -677,12 +746,13 @@ def vote_counts(
     "One shard's expected counts with the vote shares as the posterior (EM's 'vote' start)."
     if st.p is None: return dict(g=np.zeros((1, n_values)), n=np.zeros((1, n_workers, n_values, n_values)))
     post = st.votes / st.votes.sum(1, keepdims=True)
-    g, n = _counts_b(st.p, (post * st.p.counts[:, None])[:, None, :])
+    g, n = expected_counts(st.p, (post * st.p.counts[:, None])[:, None, :])
     return dict(g=g, n=n)
 
 def pattern_loglik(st: PatternState, G, L) -> dict:
     "One shard's log L (S,) at S parameter sets."
-    return dict(ll=np.zeros(len(G)) if st.p is None else _loglik_b(st.p, G, L))
+    if st.p is None: return dict(ll=np.zeros(len(G)))
+    return dict(ll=_fused(st.p, G, L)[2] if _fused_ok(st.p, len(G)) else e_step(st.p, G, L)[1])
 
 def pattern_size(st: PatternState) -> dict:
     "One shard's number of distinct patterns."
@@ -699,8 +769,10 @@ def random_model(
     "Low-level: parameters with γ and every row of every Λ_x drawn from a symmetric Dirichlet (uniform by default)."
     rng = as_rng(seed)
     a = np.full(check_int("n_values", n_values), check_number("concentration", concentration, low=0, low_open=True))
-    return ModelBParams(rng.dirichlet(a), rng.dirichlet(a, size=(check_int("n_annotators", n_annotators), n_values)), labels)
+    J = check_int("n_annotators", n_annotators)
+    return ModelBParams(rng.dirichlet(a), rng.dirichlet(a, size=(J, n_values)), labels)
 
+# %% ../nbs/31_model_b.ipynb #d132ddeb
 @dataclass
 class EMResult:
     "One EM run: the model reached, its log L (or log posterior), the history and the final posterior."
@@ -711,26 +783,21 @@ class EMResult:
     converged: bool
     posterior: np.ndarray = field(repr=False, default=None)
 
-def _log_prior(gamma, lam, prior_gamma, prior_lam):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lp = np.sum(np.where(np.broadcast_to(prior_gamma, gamma.shape) != 0, prior_gamma * np.log(gamma), 0.0))
-        lp += np.sum(np.where(np.broadcast_to(prior_lam, lam.shape) != 0, prior_lam * np.log(lam), 0.0))
-    return float(lp)
-
 # %% ../nbs/31_model_b.ipynb #0543b5b8
 _POOL = []
 
 def _one_thread(p):
-    "BLAS on one thread for a small dense pattern matrix (threads only cost there, badly on a busy machine); a no-op without threadpoolctl."
+    "BLAS on one thread for a small dense pattern matrix (threads only cost there); a no-op without threadpoolctl."
     if p is None or sparse.issparse(p.mat) or p.mat.size > 200_000: return contextlib.nullcontext()
     try: from threadpoolctl import ThreadpoolController
     except ImportError: return contextlib.nullcontext()
-    if not _POOL: _POOL.append(ThreadpoolController())   # built once: inspecting the loaded libraries takes a millisecond
+    # built once: inspecting the loaded libraries takes a millisecond
+    if not _POOL: _POOL.append(ThreadpoolController())
     return _POOL[0].limit(limits=1, user_api="blas")
 
 # %% ../nbs/31_model_b.ipynb #e6c3a3e2
 def _squarem(x0, x1, x2, amax):
-    "SQUAREM's extrapolation (Varadhan & Roland 2008) per row of S flattened parameter sets: the point, its step |α| ≤ `amax`, and whether it is worth an E step."
+    "SQUAREM's extrapolation per row of S flattened parameter sets: the point, its step |α| ≤ `amax`, whether to use."
     r, v = x1 - x0, x2 - 2 * x1 + x0
     nv = np.sqrt((v * v).sum(1))
     a = -np.clip(np.sqrt((r * r).sum(1)) / np.where(nv > 0, nv, 1), 1.0, amax)
@@ -744,7 +811,7 @@ def _squarem(x0, x1, x2, amax):
 
 # %% ../nbs/31_model_b.ipynb #a5c101c1
 def _squarem_cycle(step, G, L, G1, L1, amax, it):
-    "γ and Λ after one monotone SQUAREM cycle from (G, L) and its EM step (G1, L1); `amax` and the counts `it` updated in place."
+    "γ and Λ after one monotone SQUAREM cycle from (G, L) and its EM step (G1, L1); `amax`, `it` updated in place."
     M = G.shape[1]
     flat = lambda G, L: np.concatenate([G, L.reshape(len(G), -1)], 1)
     (G2, L2), ll1 = step(G1, L1); it += 1                  # ll1: the objective at G1, one EM step from G
@@ -763,7 +830,7 @@ def _squarem_cycle(step, G, L, G1, L1, amax, it):
 # %% ../nbs/31_model_b.ipynb #aaf778b6
 @kernel(error_model="numpy")
 def _m_step1(classes, g, tab, pg, pl, g_out, tab_out):
-    "Low-level (numba): the M step (eqs. 48 corrected, 50) in place on the expected counts `g_out`, `tab_out` with the pseudo-counts `pg`, `pl`; returns the log prior at (g, tab)."
+    "Low-level (numba): the M step (eqs. 48 corrected, 50) in place on `g_out`, `tab_out`; returns the log prior."
     M, lp = len(classes), 0.0
     tot = 0.0
     for c in range(M): g_out[c] += pg; tot += g_out[c]
@@ -781,11 +848,13 @@ def _m_step1(classes, g, tab, pg, pl, g_out, tab_out):
 
 # %% ../nbs/31_model_b.ipynb #783c22dc
 @kernel(error_model="numpy")
-def _em_step1(classes, indptr, indices, counts, g, tab, pg, pl, g_out, tab_out, acc):
-    "Low-level (numba): one E+M step of one start on a small pattern set — γ `g` (M,), λ table `tab` (JM, M; row x·M+v, column ψ, `_sweep`'s layout for S = 1) to `g_out`, `tab_out` — returning log L + log prior at (g, tab); `acc`: room (1, M + 2)."
+def _em_step1(classes, indptr, indices, counts, x, pg, pl, x_out, acc):
+    "Low-level (numba): one E+M step of one start, x = [γ, λ table] (`_sweep`'s layout) -> x_out; log L + log prior."
     M = len(classes)
-    acc[:] = 0.0; tab_out[:] = 0.0
-    logtab = np.where(tab > 0, np.log(tab), -1e300)             # log 0 = -1e300, as `_log`
+    g, tab, g_out, tab_out = x[:M], x[M:].reshape(-1, M), x_out[:M], x_out[M:].reshape(-1, M)
+    acc[:] = 0.0
+    tab_out[:] = 0.0
+    logtab = np.where(tab > 0, np.log(tab), -1e300)             # log 0 = -1e300, as `finite_log`
     loggam = np.where(g > 0, np.log(g), -1e300).reshape(1, M)
     _sweep(classes, indptr, indices, counts, tab.reshape(-1), logtab, g.reshape(1, M), loggam, tab_out.reshape(-1),
            acc, np.empty((0, 1, M)))                            # the E step and the M step's expected counts
@@ -796,7 +865,7 @@ def _em_step1(classes, indptr, indices, counts, g, tab, pg, pl, g_out, tab_out, 
 # %% ../nbs/31_model_b.ipynb #be69c251
 @kernel(error_model="numpy")
 def _squarem1(x0, x1, x2, amax, out):
-    "Low-level (numba): `_squarem` for one flattened parameter set: the point (in `out`), the step |α| and whether it is worth an E step."
+    "Low-level (numba): `_squarem` for one flattened parameter set: (point in `out`, step |α|, whether to use it)."
     nr, nv = 0.0, 0.0
     for k in range(len(x0)): nr += (x1[k] - x0[k]) ** 2; nv += (x2[k] - 2 * x1[k] + x0[k]) ** 2
     a = -min(max(np.sqrt(nr) / np.sqrt(nv), 1.0), amax) if nv > 0 else -1.0
@@ -812,22 +881,23 @@ def _squarem1(x0, x1, x2, amax, out):
 # %% ../nbs/31_model_b.ipynb #6bc943f5
 @kernel(error_model="numpy")
 def _em1(classes, indptr, indices, counts, x, tol, max_iter, accelerate, pg, pl, hist):
-    "Low-level (numba): `_em_loop` for one start on a small pattern set, parameters flat in `x` = [γ, λ table] (updated in place); returns (iterations, converged, number of `hist` entries)."
+    "Low-level (numba): `em_loop` for one start, x = [γ, λ table] updated in place; (iterations, converged, len(hist))."
     M = len(classes)
     n, it, amax, nh = len(x), 0, 1.0, 0
     x1, x2, x3, xs, acc = np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.zeros((1, M + 2))
-    step = lambda a, b: _em_step1(classes, indptr, indices, counts, a[:M], a[M:].reshape(-1, M), pg, pl,
-                                  b[:M], b[M:].reshape(-1, M), acc)
-    while True:
-        ll0 = step(x, x1); it += 1
+    while True:                                                   # one E+M step: x -> x1
+        ll0 = _em_step1(classes, indptr, indices, counts, x, pg, pl, x1, acc)
+        it += 1
         if nh < len(hist): hist[nh] = ll0; nh += 1
         if accelerate:                                            # SQUAREM, monotone as in `_squarem_cycle`
-            ll1 = step(x1, x2); it += 1
+            ll1 = _em_step1(classes, indptr, indices, counts, x1, pg, pl, x2, acc)
+            it += 1
             a, ok = _squarem1(x, x1, x2, amax, xs)
             x1[:] = x2
             if not ok and a >= amax: amax *= 2
             if ok:
-                ll3 = step(xs, x3); it += 1
+                ll3 = _em_step1(classes, indptr, indices, counts, xs, pg, pl, x3, acc)
+                it += 1
                 better = ll3 >= ll1
                 if better: x1[:] = x3
                 amax = (4 * amax if a >= amax else amax) if better else max(1.0, amax / 4)
@@ -839,7 +909,7 @@ def _em1(classes, indptr, indices, counts, x, tol, max_iter, accelerate, pg, pl,
 _HISTORY_MAX = 1_000_000   # iterations of history the compiled loop keeps room for
 
 def _compiled_ok(p, eps, prior_gamma, prior_lam, history, max_iter):
-    "Whether `_em_loop` runs compiled: numba, a small pattern set (below `_sweep`'s size), no smoothing, scalar pseudo-counts."
+    "Whether `em_loop` runs compiled: numba, a small pattern set, no smoothing, scalar pseudo-counts."
     if eps != 0 or np.ndim(prior_gamma) or np.ndim(prior_lam) or (history and max_iter > _HISTORY_MAX): return False
     return p.onehot.nnz < _FUSED_MIN and engine() == "numba" and _sweep_rows(p) is not None
 
@@ -860,34 +930,21 @@ def _em_loop_compiled(p, G, L, tol, max_iter, accelerate, prior_gamma, prior_lam
         if done is not None: done(1)
     return out_G, out_L, n_it, conv, hist.tolist()
 
-# %% ../nbs/31_model_b.ipynb #530046a2
-def em_loop(
-    ex,  # the executor (`crowdnb.engine.Threads`, `crowdnb.dask.DaskExecutor`)
-    states: list,  # the shards' `PatternState`s, as the executor holds them
-    G,  # γ of S starts (S, M)
-    L,  # Λ of S starts (S, J, M, M)
-    eps: float = 0.0,  # smoothing of eq. 52 (0: plain EM)
+# %% ../nbs/31_model_b.ipynb #02d12693
+def iterate_starts(
+    step,  # (G, L) -> ((G1, L1), objective at (G, L)): one EM step of S starts
+    G: np.ndarray,  # γ of S starts (S, M), floats
+    L: np.ndarray,  # Λ of S starts (S, J, M, M), floats
     tol: float = 1e-10,  # a start stops when no parameter moves by more than `tol`
     max_iter: int = 100_000,  # iteration cap per start
-    accelerate: bool = False,  # SQUAREM (only when eps = 0)
-    prior_gamma=0.0,  # Dirichlet pseudo-counts on γ
-    prior_lam=0.0,  # Dirichlet pseudo-counts on Λ
-    history: bool = False,  # keep the first start's log L per iteration
+    accelerate: bool = False,  # monotone SQUAREM cycles instead of single steps
+    history: bool = False,  # keep the first start's objective per iteration
     done=None,  # called with the number of starts that stopped (a progress bar's update)
 ) -> tuple:
-    "Low-level: EM (SQUAREM when `accelerate`) from S starts at once over the shards: γ, Λ, iterations, convergence, history."
-    S, M = G.shape
-    G, L = np.array(G, float), np.array(L, float)
+    "Iterate `step` from S starts side by side, each stopping on its own: γ, Λ, iterations, convergence, history."
+    S = len(G)
     out_G, out_L, n_it, conv = G.copy(), L.copy(), np.zeros(S, np.int64), np.zeros(S, bool)
     act, it, amax, hist = np.arange(S), np.zeros(S, np.int64), np.ones(S), []
-    accelerate = accelerate and eps == 0
-    if not (np.any(prior_gamma) or np.any(prior_lam)): prior_gamma = prior_lam = None
-    one = _held_patterns(ex, states)
-    if one is not None and _compiled_ok(one, eps, prior_gamma, prior_lam, history, max_iter):   # small, numba: compiled
-        return _em_loop_compiled(one, G, L, tol, max_iter, accelerate, prior_gamma, prior_lam, history, done)
-    def step(G, L):
-        s = ex.sum(pattern_counts, states, G, L, eps)
-        return _m_finish(s["g"], s["n"], prior_gamma, prior_lam), s["ll"] + _log_prior_b(G, L, prior_gamma, prior_lam)
     while len(act):
         (G1, L1), ll0 = step(G, L)
         it += 1
@@ -904,6 +961,34 @@ def em_loop(
             act, G, L, it, amax = act[~stop], G[~stop], L[~stop], it[~stop], amax[~stop]
     return out_G, out_L, n_it, conv, hist
 
+# %% ../nbs/31_model_b.ipynb #530046a2
+def em_loop(
+    ex,  # the executor (`crowdnb.engine.Threads`, `crowdnb.dask.DaskExecutor`)
+    states: list,  # the shards' `PatternState`s, as the executor holds them
+    G,  # γ of S starts (S, M)
+    L,  # Λ of S starts (S, J, M, M)
+    eps: float = 0.0,  # smoothing of eq. 52 (0: plain EM)
+    tol: float = 1e-10,  # a start stops when no parameter moves by more than `tol`
+    max_iter: int = 100_000,  # iteration cap per start
+    accelerate: bool = False,  # SQUAREM (only when eps = 0)
+    prior_gamma=0.0,  # Dirichlet pseudo-counts on γ
+    prior_lam=0.0,  # Dirichlet pseudo-counts on Λ
+    history: bool = False,  # keep the first start's log L per iteration
+    done=None,  # called with the number of starts that stopped (a progress bar's update)
+) -> tuple:
+    "Low-level: EM (SQUAREM when `accelerate`) from S starts at once over the shards (`iterate_starts`)."
+    G, L = np.array(G, float), np.array(L, float)
+    accelerate = accelerate and eps == 0
+    if not (np.any(prior_gamma) or np.any(prior_lam)): prior_gamma = prior_lam = None
+    one = _held_patterns(ex, states)
+    if one is not None and _compiled_ok(one, eps, prior_gamma, prior_lam, history, max_iter):   # small, numba: compiled
+        return _em_loop_compiled(one, G, L, tol, max_iter, accelerate, prior_gamma, prior_lam, history, done)
+    def step(G, L):
+        s = ex.sum(pattern_counts, states, G, L, eps)
+        lp = dirichlet_log_prior(G, L, prior_gamma, prior_lam)
+        return m_step(s["g"], s["n"], prior_gamma, prior_lam), s["ll"] + lp
+    return iterate_starts(step, G, L, tol, max_iter, accelerate, history, done)
+
 # %% ../nbs/31_model_b.ipynb #6caf384b
 def _held_patterns(ex, states) -> Patterns | None:
     "The patterns when they are one shard held in this process (what the compiled loop and annealing need), else None."
@@ -918,11 +1003,17 @@ def _em_loop(p, G, L, eps=0.0, votes=None, tol=1e-10, max_iter=100_000, accelera
                    prior_lam, history, done)
 
 # %% ../nbs/31_model_b.ipynb #f2f4c9b5
-def _em_init(p, init, votes, prior_gamma, prior_lam):
-    "The starting γ and Λ of `em` from `init`: a ModelBParams, 'vote' (M step on the vote shares) or an items x classes posterior."
+def start_params(
+    p: Patterns,  # the distinct patterns
+    init,  # a ModelBParams, 'vote' (an M step on the vote shares) or an items x classes posterior
+    votes=None,  # patterns x values vote counts (`p.votes()`), needed for 'vote'
+    prior_gamma=0.0,  # Dirichlet pseudo-counts on γ
+    prior_lam=0.0,  # Dirichlet pseudo-counts on Λ
+) -> tuple:
+    "The starting γ and Λ of `em` from `init`."
     if isinstance(init, ModelBParams):
-        if init.lam.shape != (p.n_annotators, p.n_values, p.n_values):
-            raise ValueError(f"init has shape {init.lam.shape}, the data need {(p.n_annotators, p.n_values, p.n_values)}")
+        shape = (p.n_annotators, p.n_values, p.n_values)
+        if init.lam.shape != shape: raise ValueError(f"init has shape {init.lam.shape}, the data need {shape}")
         return init.gamma, init.lam
     if isinstance(init, str):
         if init != "vote": raise ValueError(f"init must be 'vote', a ModelBParams or a posterior array, not {init!r}")
@@ -930,12 +1021,13 @@ def _em_init(p, init, votes, prior_gamma, prior_lam):
     else:
         post = np.asarray(init, float)
         n = p.n_patterns if p.inverse is None else len(p.inverse)
-        if post.shape != (n, p.n_values): raise ValueError(f"init posterior must have shape {(n, p.n_values)}, got {post.shape}")
+        if post.shape != (n, p.n_values):
+            raise ValueError(f"init posterior must have shape {(n, p.n_values)}, got {post.shape}")
         if p.inverse is not None:   # average the given item posteriors within each pattern
             ok = np.flatnonzero(p.inverse >= 0)
             agg = sparse.csr_matrix((np.ones(len(ok)), (p.inverse[ok], ok)), shape=(p.n_patterns, len(p.inverse)))
             post = (agg @ post) / np.asarray(agg.sum(axis=1))
-    return _m_step(p, post, prior_gamma, prior_lam)
+    return params_of_posterior(p, post, prior_gamma, prior_lam)
 
 # %% ../nbs/31_model_b.ipynb #d4059eda
 def _warn_degenerate(n_annotators: int, values, workers=None) -> None:
@@ -945,8 +1037,8 @@ def _warn_degenerate(n_annotators: int, values, workers=None) -> None:
         warnings.warn(f"model B on one worker{who}: its answers become the truth, θ = 1 by construction "
                       "(from the vote start; the model is not identified with one worker)")
     if len(values) < 2:
-        warnings.warn(f"model B on one label ({np.asarray(values).tolist()[0]!r}): every unit gets it with probability 1 "
-                      "and θ = 1; declare labels=[...] if other labels were possible")
+        warnings.warn(f"model B on one label ({np.asarray(values).tolist()[0]!r}): every unit gets it with "
+                      "probability 1 and θ = 1; declare labels=[...] if other labels were possible")
 
 # %% ../nbs/31_model_b.ipynb #59f7cde3
 @delegates(as_judgments, but=["data", "labels"])
@@ -964,31 +1056,35 @@ def em(
     n_annotators: int = 3,  # annotators of a flat array of pattern counts
     **kwargs,  # input options of `as_judgments` when `data` is a long table or a CSV path
 ) -> EMResult:
-    "Low-level: EM for model B from `init` ('vote', a ModelBParams, or an items x classes posterior), smoothed by `eps` (eq. 52) when > 0."
+    "Low-level: EM for model B from `init`, smoothed by `eps` (eq. 52) when > 0."
     eps, tol = check_number("eps", eps, low=0), check_number("tol", tol, low=0)
     max_iter = check_int("max_iter", max_iter)
     p = as_patterns(data, missing, labels, n_annotators, **kwargs)
-    if not isinstance(data, Patterns): _warn_degenerate(p.n_annotators, p.values)      # not again for the starts `fit` runs
+    # not again for the starts `fit` runs
+    if not isinstance(data, Patterns): _warn_degenerate(p.n_annotators, p.values)
     votes = p.votes() if eps > 0 or (isinstance(init, str) and init == "vote") else None
-    gamma, lam = _em_init(p, init, votes, prior_gamma, prior_lam)
+    gamma, lam = start_params(p, init, votes, prior_gamma, prior_lam)
     with _one_thread(p):
         G, L, n_it, conv, hist = _em_loop(p, gamma[None], lam[None], eps, votes, tol, max_iter, accelerate,
                                           prior_gamma, prior_lam, history=True)
-        gamma, lam = G[0], L[0]
-        if _fused_ok(p, 1): _, _, ll, post = _fused(p, G, L, post=True); post, ll = post[:, 0], float(ll[0])
-        else: post, ll = _e_step(p, gamma, lam)
-    lp = ll + _log_prior(gamma, lam, prior_gamma, prior_lam)
-    model = ModelBParams(gamma, lam, p.values)
-    return EMResult(model, lp, np.array(hist + [lp]), int(n_it[0]), bool(conv[0]), _items(p, post, gamma))
+        post, ll = _fused(p, G, L, post=True)[:1:-1] if _fused_ok(p, 1) else e_step(p, G, L, weighted=False)
+    lp = float(ll[0]) + float(dirichlet_log_prior(G, L, prior_gamma, prior_lam)[0])
+    model = ModelBParams(G[0], L[0], p.values)
+    return EMResult(model, lp, np.array(hist + [lp]), int(n_it[0]), bool(conv[0]), p.per_item(post[:, 0], G[0]))
 
 # %% ../nbs/31_model_b.ipynb #8a2662dc
-def _vec(model): return np.concatenate([model.gamma, model.lam.ravel()])
-
-def _optima(runs, atol: float = 1e-3, workers=None) -> tuple[pd.DataFrame, list]:
-    "`distinct_optima` of (log L, ModelBParams) runs, with θ per annotator, F and the π* verdict; and the optima's models."
+def optima_table(
+    runs: list,  # (log L, ModelBParams) of every start
+    atol: float = 1e-3,  # end points whose free parameters agree within `atol` are one optimum
+    workers=None,  # names of the annotators for the θ columns (default 1..J)
+) -> tuple[pd.DataFrame, list]:
+    "`distinct_optima` of the runs, with θ per annotator, F and the π* verdict; and the optima's models."
+    def free(m):   # the free parameters in the seed's order, as `params()`
+        off = np.broadcast_to(~np.eye(m.n_values, dtype=bool), m.lam.shape).ravel()
+        return np.concatenate([m.gamma[:m.n_values - 1], m.lam.ravel()[off]])
     lls = np.array([ll for ll, _ in runs], float)
     names = list(runs[0][1].params().index)
-    table = distinct_optima(lls, [_vec(m)[_free(m)] for _, m in runs], names, atol, "log_lik")
+    table = distinct_optima(lls, [free(m) for _, m in runs], names, atol, "log_lik")
     models = [runs[r][1] for r in table["run"]]
     workers = [f"{x + 1}" for x in range(models[0].n_annotators)] if workers is None else list(workers)
     theta = pd.DataFrame([m.theta() for m in models], columns=[f"θ[{w}]" for w in workers])
@@ -997,36 +1093,45 @@ def _optima(runs, atol: float = 1e-3, workers=None) -> tuple[pd.DataFrame, list]
     table["preferred"] = [bool(np.all(best_permutation(m) == np.arange(m.n_values))) for m in models]
     return table, models
 
-def _free(model):
-    "Positions of the free parameters (the seed's order, as `params()`) in `_vec(model)`."
-    j, m = model.n_annotators, model.n_values
-    off = ~np.eye(m, dtype=bool)
-    return np.concatenate([np.arange(m - 1), m + np.flatnonzero(np.broadcast_to(off, (j, m, m)).ravel())])
-
 # %% ../nbs/31_model_b.ipynb #01562244
-def _unpack(z, j, m):
+def softmax_params(
+    z: np.ndarray,  # the free logits: M - 1 for γ, then J·M·(M - 1) for Λ
+    j: int,  # J, annotators
+    m: int,  # M, values
+) -> tuple:
     "γ and Λ from the free softmax logits `z` (one logit per simplex fixed at 0)."
     zg = np.concatenate([[0.0], z[:m - 1]])
     zl = np.concatenate([np.zeros((j, m, 1)), z[m - 1:].reshape(j, m, m - 1)], axis=2)
-    g = np.exp(zg - zg.max()); l = np.exp(zl - zl.max(2, keepdims=True))   # softmax, without logsumexp's overhead
+    g = np.exp(zg - zg.max())                         # softmax, without logsumexp's overhead
+    l = np.exp(zl - zl.max(2, keepdims=True))
     return g / g.sum(), l / l.sum(2, keepdims=True)
 
 # %% ../nbs/31_model_b.ipynb #930e41b4
-def _anneal_objective(p, prior_gamma, prior_lam):
-    "−(log L + log prior) over the softmax logits of `_unpack`, and its gradient: the pair (fun, jac) for `dual_annealing`."
+LBFGS_OPTIONS = dict(ftol=1e-15, gtol=1e-8, maxiter=2000)   # the local searches of `anneal`
+
+def anneal_objective(
+    p: Patterns,  # the distinct patterns
+    prior_gamma=0.0,  # Dirichlet pseudo-counts on γ
+    prior_lam=0.0,  # Dirichlet pseudo-counts on Λ
+) -> tuple:
+    "(fun, jac): −(log L + log prior) over the logits of `softmax_params`, and its gradient, for `dual_annealing`."
+    if p.n_values < 2: raise ValueError(f"anneal needs at least 2 labels; with one ({p.values.tolist()[0]!r}) "
+                                        "model B has no free parameter: use method='em'")
     j, m = p.n_annotators, p.n_values
     last = {}
     def stats(z):   # one E step serves both the value and the gradient at the same point (L-BFGS asks for both)
         if last.get("z") is None or not np.array_equal(last["z"], z):
-            g, l = _unpack(z, j, m)
-            wpost, ll = _e_batch(p, g[None], l[None])
-            last.update(z=z.copy(), g=g, l=l, wpost=wpost[:, 0], ll=float(ll[0]) + _log_prior(g, l, prior_gamma, prior_lam))
+            g, l = softmax_params(z, j, m)
+            wpost, ll = e_step(p, g[None], l[None])
+            lp = float(dirichlet_log_prior(g[None], l[None], prior_gamma, prior_lam)[0])
+            last.update(z=z.copy(), g=g, l=l, wpost=wpost[:, 0], ll=float(ll[0]) + lp)
         return last
     def fun(z):
         return -stats(z)["ll"]
     def jac(z):
-        s = stats(z); g, l = s["g"], s["l"]
-        g_, n_ = _counts_b(p, s["wpost"][:, None, :])                  # the M step's expected counts
+        s = stats(z)
+        g, l = s["g"], s["l"]
+        g_, n_ = expected_counts(p, s["wpost"][:, None, :])                  # the M step's expected counts
         ng, nl = g_[0] + prior_gamma, n_[0] + prior_lam
         gg = ng - g * ng.sum()
         gl = nl - l * nl.sum(2, keepdims=True)
@@ -1049,38 +1154,33 @@ def anneal(
     n_annotators: int = 3,  # annotators of a flat array of pattern counts
     **kwargs,  # input options of `as_judgments` when `data` is a long table or a CSV path
 ) -> EMResult:
-    "Low-level: maximise log L (+ log prior) over softmax logits with `scipy.optimize.dual_annealing`; EM-polish the end point."
+    "Low-level: maximise log L (+ log prior) over softmax logits with `scipy.optimize.dual_annealing`; EM-polish."
     bound, max_iter = check_number("bound", bound, low=0, low_open=True), check_int("max_iter", max_iter)
     rng = as_rng(seed)
     p = as_patterns(data, missing, labels, n_annotators, **kwargs)
-    if p.n_values < 2: raise ValueError(f"anneal needs at least 2 labels; with one ({np.asarray(p.values).tolist()[0]!r}) "
-                                        "model B has no free parameter: use method='em'")
-    j, m = p.n_annotators, p.n_values
-    fun, jac = _anneal_objective(p, prior_gamma, prior_lam)
-    dim = (m - 1) + j * m * (m - 1)
+    fun, jac = anneal_objective(p, prior_gamma, prior_lam)
     with _one_thread(p):   # L-BFGS-B's small LAPACK calls: on a busy machine BLAS threads cost 100x the work
-        res = optimize.dual_annealing(fun, [(-bound, bound)] * dim, maxiter=max_iter, rng=rng,
-                                      no_local_search=not local_search,
-                                      minimizer_kwargs=dict(method="L-BFGS-B", jac=jac,
-                                                            options=dict(ftol=1e-15, gtol=1e-8, maxiter=2000)))
-    g, l = _unpack(res.x, j, m)
-    start = ModelBParams(g, l, p.values)
-    if polish:
-        return em(p, init=start, prior_gamma=prior_gamma, prior_lam=prior_lam, accelerate=True)
-    post, ll = _e_step(p, g, l)
-    lp = ll + _log_prior(g, l, prior_gamma, prior_lam)
-    return EMResult(start, lp, np.array([lp]), res.nit, bool(res.success), _items(p, post, g))
+        res = optimize.dual_annealing(fun, [(-bound, bound)] * count_parameters(p.n_values, p.n_annotators).parameters,
+                                      maxiter=max_iter, rng=rng, no_local_search=not local_search,
+                                      minimizer_kwargs=dict(method="L-BFGS-B", jac=jac, options=LBFGS_OPTIONS))
+    G, L = (a[None] for a in softmax_params(res.x, p.n_annotators, p.n_values))
+    start = ModelBParams(G[0], L[0], p.values)
+    if polish: return em(p, init=start, prior_gamma=prior_gamma, prior_lam=prior_lam, accelerate=True)
+    post, ll = e_step(p, G, L, weighted=False)
+    lp = float(ll[0]) + float(dirichlet_log_prior(G, L, prior_gamma, prior_lam)[0])
+    return EMResult(start, lp, np.array([lp]), res.nit, bool(res.success), p.per_item(post[:, 0], G[0]))
 
 # %% ../nbs/31_model_b.ipynb #cd25b5f0
-def _em_starts(ex, states, starts, n_workers, values, method, eps, tol, max_iter, accelerate, prior_gamma, prior_lam, bar):
-    "EM (or the smoothed schedule) from every start over the shards, a block of starts at a time: log L (+ log prior), models, iterations, convergence."
+def _em_starts(ex, states, starts, n_workers, values, method, eps, tol, max_iter, accelerate, prior_gamma, prior_lam,
+               bar):
+    "EM (or the smoothed schedule) from every start over the shards, a block at a time: (log L, model, n_iter, conv)."
     M = len(values)
     if any(isinstance(s, str) for s in starts):
         v = ex.sum(vote_counts, states, n_workers, M)
-        g0, l0 = _m_finish(v["g"], v["n"], prior_gamma, prior_lam)
+        g0, l0 = m_step(v["g"], v["n"], prior_gamma, prior_lam)
     G = np.stack([g0[0] if isinstance(s, str) else s.gamma for s in starts])
     L = np.stack([l0[0] if isinstance(s, str) else s.lam for s in starts])
-    block = max(1, 1_000_000 // (max(ex.sum(pattern_size, states)["patterns"], 1) * M))   # bounded memory on large data
+    block = max(1, 1_000_000 // (max(ex.sum(pattern_size, states)["patterns"], 1) * M))   # bounded memory
     kw = dict(tol=tol, max_iter=max_iter, prior_gamma=prior_gamma, prior_lam=prior_lam)
     out = []
     with _one_thread(_held_patterns(ex, states)):
@@ -1088,14 +1188,15 @@ def _em_starts(ex, states, starts, n_workers, values, method, eps, tol, max_iter
             g, l = G[b:b + block], L[b:b + block]
             if method == "smoothed": g, l = em_loop(ex, states, g, l, eps=eps, **kw)[:2]
             g, l, n_it, conv, _ = em_loop(ex, states, g, l, accelerate=accelerate, done=bar.update, **kw)
-            ll = ex.sum(pattern_loglik, states, g, l)["ll"] + _log_prior_b(g, l, prior_gamma, prior_lam)
-            out += [(float(ll[s]), ModelBParams(g[s], l[s], values), int(n_it[s]), bool(conv[s])) for s in range(len(g))]
+            ll = ex.sum(pattern_loglik, states, g, l)["ll"] + dirichlet_log_prior(g, l, prior_gamma, prior_lam)
+            out += [(float(ll[s]), ModelBParams(g[s], l[s], values), int(n_it[s]), bool(conv[s]))
+                    for s in range(len(g))]
     return out
 
 # %% ../nbs/31_model_b.ipynb #62868eef
 @dataclass
 class FitB:
-    "Distinct optima reached from many starts (best first), their models, and every start's log L, iterations and convergence."
+    "Distinct optima from many starts (best first), their models, and every start's log L, iterations, convergence."
     optima: pd.DataFrame
     models: list
     runs: pd.DataFrame
@@ -1105,12 +1206,6 @@ class FitB:
         "The highest optimum, relabelled by π* (eq. 56)."
         m = self.models[0]
         return m.permute(best_permutation(m))
-
-# %% ../nbs/31_model_b.ipynb #e7e6250c
-def _smoothed(p, start, eps, tol, max_iter, accelerate=False, **kw):
-    "The seed's schedule: EM smoothed by eq. 52 with `eps` to convergence, then plain EM (eps = 0) to convergence."
-    first = em(p, init=start, eps=eps, tol=tol, max_iter=max_iter, **kw)
-    return em(p, init=first.model, eps=0.0, tol=tol, max_iter=max_iter, accelerate=accelerate, **kw)
 
 # %% ../nbs/31_model_b.ipynb #bd133fd7
 def _fit_runs(ex, states, n_workers, values, method, n_starts, init, rng, progress, eps, tol, max_iter, accelerate,
@@ -1156,7 +1251,7 @@ def fit(
     workers=None,  # names of the annotators for the θ columns (default 1..J)
     **kwargs,  # input options of `as_judgments` when `data` is a long table or a CSV path
 ) -> FitB:
-    "Low-level: ML (or MAP with Dirichlet pseudo-counts) fits of model B from `n_starts` starts, with every distinct optimum."
+    "Low-level: ML (or MAP) fits of model B from `n_starts` starts, with every distinct optimum."
     p = as_patterns(data, missing, labels, n_annotators, **kwargs)
     _warn_degenerate(p.n_annotators, p.values, workers)
     return _fit_states(Threads(1), [PatternState(p, None, p.votes())], p.n_annotators, p.values, method, n_starts,
@@ -1165,7 +1260,8 @@ def fit(
 
 # %% ../nbs/31_model_b.ipynb #e9c80d35
 def _fit_states(ex, states, n_workers, values, method="smoothed", n_starts=20, eps=0.1, seed=None, progress=None,
-                prior_gamma=0.0, prior_lam=0.0, tol=1e-10, max_iter=100_000, atol=1e-3, accelerate=False, anneal_kw=None,
+                prior_gamma=0.0, prior_lam=0.0, tol=1e-10, max_iter=100_000, atol=1e-3, accelerate=False,
+                anneal_kw=None,
                 init="random", workers=None) -> FitB:
     "`fit` over the shards' pattern states on an executor (its options checked here)."
     check_choice("method", method, ("em", "smoothed", "anneal"))
@@ -1176,16 +1272,16 @@ def _fit_states(ex, states, n_workers, values, method="smoothed", n_starts=20, e
     kw = dict(prior_gamma=prior_gamma, prior_lam=prior_lam)
     runs, iters = _fit_runs(ex, states, n_workers, np.asarray(values), method, n_starts, init, rng, progress, eps, tol,
                             max_iter, accelerate, anneal_kw, kw)
-    table, models = _optima(runs, atol, workers)
+    table, models = optima_table(runs, atol, workers)
     n_iter, converged = np.array(iters).T
     return FitB(table, models, pd.DataFrame({"log_lik": [r[0] for r in runs], "n_iter": n_iter.astype(int),
                                              "converged": converged.astype(bool)}))
 
 # %% ../nbs/31_model_b.ipynb #8f3d0c9f
 class ModelB:
-    "Model B (Dawid & Skene 1979; Rzhetsky et al. 2009) as an estimator: γ, one confusion matrix per worker, true-label posteriors."
+    "Model B (Dawid & Skene 1979; Rzhetsky et al. 2009) as an estimator: γ, a confusion matrix per worker, posteriors."
     def __init__(self,
-                 method: str = "em",  # 'em', 'smoothed' (eq. 52 with `eps`, then EM) or 'anneal' (dual_annealing, then EM)
+                 method: str = "em",  # 'em', 'smoothed' (eq. 52 with `eps`, then EM) or 'anneal' (then EM)
                  n_starts: int = 1,  # number of starts (≥ 1)
                  init: str = "vote",  # the first start: 'vote' (vote shares) or 'random'; further starts are random
                  seed=None,  # int ≥ 0, None or a numpy Generator (for the random starts)
@@ -1218,11 +1314,11 @@ class ModelB:
 @patch
 @delegates(as_judgments, but=["data"])
 def fit(self: ModelB,
-        data,  # judgments: a `Judgments`, a long DataFrame, a CSV path or a dask DataFrame (options as in `as_judgments`)
+        data,  # judgments: a `Judgments`, a long DataFrame, a CSV path or a dask DataFrame
         **kwargs):
     "Fit model B by EM (or the smoothed schedule, or annealing) from `n_starts` starts; the fitted estimator."
     J = as_judgments(data, **kwargs)
-    if isinstance(J, Judgments): _judgment_patterns(J, build=False)   # in memory: errors name the rows
+    if isinstance(J, Judgments): judgment_patterns(J, build=False)   # in memory: errors name the rows
     _warn_degenerate(len(J.workers), J.labels, J.workers)
     ex = J.executor()
     states = ex.map(shard_patterns, J.shards(), len(J.workers), J.labels)
@@ -1250,7 +1346,8 @@ def _set_fitted(est, res, ex, states, J):
                              opt[["F", "preferred"]]], axis=1)
     est.runs_ = res.runs
     top = res.runs.iloc[int(res.optima["run"].iloc[0])]
-    est.log_lik_, est.n_iter_, est.converged_ = float(res.optima["log_lik"].iloc[0]), int(top.n_iter), bool(top.converged)
+    est.log_lik_ = float(res.optima["log_lik"].iloc[0])
+    est.n_iter_, est.converged_ = int(top.n_iter), bool(top.converged)
     return est
 
 # %% ../nbs/31_model_b.ipynb #b8b0e520

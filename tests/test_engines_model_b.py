@@ -71,12 +71,12 @@ def test_impossible_pattern(monkeypatch, sweeps):
     lam = m.lam.copy(); lam[0, :, p.codes[0, 0]] = 0; lam[0] /= lam[0].sum(1, keepdims=True)
     bad = ModelBParams(m.gamma, lam, p.values)
     G, L = bad.gamma[None], bad.lam[None]
-    W, ll = model_b._e_batch(p, G, L)
+    W, ll = model_b.e_step(p, G, L)
     monkeypatch.setenv("CROWDNB_ENGINE", "numba")
     g, n, ll_f, post = model_b._fused(p, G, L, post=True)
     assert sweeps and np.isneginf(ll[0]) and np.isneginf(ll_f[0])
-    _close(post, model_b._e_batch(p, G, L, weighted=False)[0])
-    _close(model_b._m_finish(g, n), model_b._m_batch(p, W))
+    _close(post, model_b.e_step(p, G, L, weighted=False)[0])
+    _close(model_b.m_step(g, n), model_b.m_step(*model_b.expected_counts(p, W)))
 
 
 def test_underflow_falls_back_to_log_space(monkeypatch, sweeps):
@@ -85,11 +85,11 @@ def test_underflow_falls_back_to_log_space(monkeypatch, sweeps):
     p = as_patterns(x)
     lam = np.full((40, 2, 2), 1e-9); lam[:, 0, 0] = lam[:, 1, 1] = 1 - 1e-9
     G, L = np.array([[0.5, 0.5]]), lam[None]
-    W, ll = model_b._e_batch(p, G, L)
+    W, ll = model_b.e_step(p, G, L)
     monkeypatch.setenv("CROWDNB_ENGINE", "numba")
     g, n, ll_f, post = model_b._fused(p, G, L, post=True)
-    _close(ll_f, ll); _close(model_b._m_finish(g, n), model_b._m_batch(p, W))
-    _close(post, model_b._e_batch(p, G, L, weighted=False)[0])
+    _close(ll_f, ll); _close(model_b.m_step(g, n), model_b.m_step(*model_b.expected_counts(p, W)))
+    _close(post, model_b.e_step(p, G, L, weighted=False)[0])
 
 
 def test_repeated_labels_counted(monkeypatch, sweeps):
