@@ -108,13 +108,18 @@ def _compile(self: kernel):
 def _packaged_twin(fn) -> kernel | None:
     "The kernel of the same name and code in crowdnb's own modules (found by their text, imported on demand), or None."
     import importlib
+    if _source(fn) is None: return None
     for path in sorted(Path(importlib.import_module("crowdnb").__file__).parent.glob("*.py")):
         if f"def {fn.__name__}(" not in path.read_text(encoding="utf-8"): continue
         k = getattr(importlib.import_module(f"crowdnb.{path.stem}"), fn.__name__, None)
-        c = getattr(getattr(k, "py", None), "__code__", None)
-        if isinstance(k, kernel) and c is not None and (c.co_code, c.co_consts, c.co_names) == \
-                (fn.__code__.co_code, fn.__code__.co_consts, fn.__code__.co_names): return k
+        if isinstance(k, kernel) and k.py is not None and _source(k.py) == _source(fn): return k
     return None
+
+def _source(fn) -> str | None:
+    "The text of `fn` (a cell's code compiles differently from a module's, so the text is what is compared)."
+    import inspect
+    try: return inspect.getsource(fn).strip()
+    except (OSError, TypeError): return None
 
 # %% ../nbs/00_core.ipynb #f5139990
 class Opt:
