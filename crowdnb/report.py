@@ -26,16 +26,17 @@ from fastcore.basics import patch
 from fastcore.meta import delegates
 from scipy import sparse
 
-from .core import Opt, OptionError
 from .core import (Judgments, as_judgments, check_choice, check_int, check_level, check_number, progress_bar,
                           atomic_write, write_csv)
 from .agreement import pairwise_kappas, agreement_scores
+from .core import Opt, OptionError
+from .render import NotebookRenderer, escape_markdown, page_html, title_cell, toc_html
 
 # %% auto #0
 __all__ = ['METHODS', 'esc', 'html_table', 'figure_html', 'slug', 'Section', 'Plan', 'plan', 'near_chance', 'low_outliers',
            'QualityReport', 'majority_vote', 'in_short', 'FormRatings', 'read_form', 'template', 'inject_parameters',
-           'execute', 'markdown_html', 'page_html', 'report', 'read_error_counts', 'write_conll', 'CorefReport',
-           'coref_report', 'SpansReport', 'annotator_f1', 'spans_report', 'interval_flags']
+           'execute', 'report_page', 'report', 'read_error_counts', 'write_conll', 'CorefReport', 'coref_report',
+           'SpansReport', 'annotator_f1', 'spans_report', 'interval_flags']
 
 # %% ../nbs/60_report.ipynb #15b68b1b
 def esc(
@@ -51,7 +52,7 @@ def html_table(
     max_rows: int = 30,  # rows shown (the first ones); the caption says how many are left out
     index: bool = True,  # show the index
 ) -> str:
-    "An escaped HTML table of `df` with `digits` decimals, at most `max_rows` rows (a note says how many more there are)."
+    "An escaped HTML table of `df` with `digits` decimals and at most `max_rows` rows (a note counts the rest)."
     n = len(df)
     part = df.iloc[:max_rows]
     t = part.to_html(escape=True, index=index, border=0, na_rep="—", classes="dataframe",
@@ -118,6 +119,7 @@ class Section:
 # %% ../nbs/60_report.ipynb #897f94c1
 METHODS = ("alpha", "fleiss", "coefficients", "kappa", "crowdtruth", "dawid-skene", "trust")
 
+# %% ../nbs/60_report.ipynb #d774a1b7
 @dataclass
 class Plan:
     "What the judgments are and which methods fit them: `methods[m]` is '' when m runs, else the reason it does not."
@@ -162,22 +164,26 @@ def _reasons_of_size(why: dict, J: Judgments, max_labels: int, max_workers_kappa
                      trust_budget: float) -> dict:
     "`why` with the reasons of size added to the methods still open."
     if not why["dawid-skene"] and J.n_labels > max_labels:
-        why["dawid-skene"] = (f"{J.n_labels} labels would give each worker a {J.n_labels} x {J.n_labels} confusion matrix "
-                              f"to estimate (more than max_labels={max_labels}); an open-ended task is left to CrowdTruth")
+        why["dawid-skene"] = (f"{J.n_labels} labels would give each worker a {J.n_labels} x {J.n_labels} confusion "
+                              f"matrix to estimate (more than max_labels={max_labels}); an open-ended task is left to "
+                              "CrowdTruth")
     if not why["kappa"] and J.n_workers > max_workers_kappa:
-        why["kappa"] = (f"{J.n_workers} workers make {J.n_workers * (J.n_workers - 1) // 2:,} pairs, too many for a heat "
-                        f"map (more than max_workers_kappa={max_workers_kappa}); Fleiss' kappa and alpha cover them all")
+        why["kappa"] = (f"{J.n_workers} workers make {J.n_workers * (J.n_workers - 1) // 2:,} pairs, too many for a "
+                        f"heat map (more than max_workers_kappa={max_workers_kappa}); Fleiss' kappa and alpha cover "
+                        "them all")
     if not why["trust"]:
         k = J.n_workers
         if k > max_workers_trust:
-            why["trust"] = (f"trust coefficients take the alpha of every subset of raters, 2^{k} of them for {k} workers "
-                            f"(more than max_workers_trust={max_workers_trust}); they are meant for small panels of raters")
+            why["trust"] = (f"trust coefficients take the alpha of every subset of raters, 2^{k} of them for {k} "
+                            f"workers (more than max_workers_trust={max_workers_trust}); they are meant for small "
+                            "panels of raters")
         elif (2.0 ** k) * J.n_units * J.n_labels > trust_budget:
             why["trust"] = (f"{2 ** k - k - 1:,} subsets of {k} raters over {J.n_units:,} units would take too long "
-                            f"(more than trust_budget={trust_budget:g} operations); run crowdnb.trust.trust_coefficients "
-                            "on the panel you want to check")
+                            f"(more than trust_budget={trust_budget:g} operations); run "
+                            "crowdnb.trust.trust_coefficients on the panel you want to check")
     if J.repeated_pairs().size and not why["crowdtruth"]:
-        why["crowdtruth"] = "some worker judged a unit more than once (duplicates='count'); CrowdTruth needs one judgment per pair"
+        why["crowdtruth"] = ("some worker judged a unit more than once (duplicates='count'); "
+                             "CrowdTruth needs one judgment per pair")
     return why
 
 # %% ../nbs/60_report.ipynb #680f0e2d
@@ -190,7 +196,7 @@ def plan(
     max_workers_trust: int = 20,  # trust coefficients up to this many raters (2^k subsets)
     trust_budget: float = 2e9,  # trust coefficients only when subsets x units x values stays below this
 ) -> Plan:
-    "Decide the kind of data, the level of measurement and which methods apply (with the reason for each that does not)."
+    "The kind of data, the level of measurement and which methods apply (with the reason for each that does not)."
     if level is not None: check_level(level)
     kind, numeric, multi, continuous = _data_kind(J, max_categories, max_labels)
     if level is None: level = {"numeric": "interval", "ordinal": "ordinal"}.get(kind, "nominal")
@@ -210,7 +216,7 @@ def near_chance(
     chance=0.0,  # the score of a random worker: a number, or a Series aligned with `scores`
     fraction: float = 1 / 3,  # flag when the excess over chance is below this fraction of the median excess
 ) -> pd.Series:
-    "Boolean Series: workers whose excess over chance is below `fraction` × the median worker's excess (none when that median is <= 0)."
+    "Boolean Series: workers whose excess over chance is below `fraction` × the median's (none when that is <= 0)."
     s = pd.Series(scores, dtype=float)
     c = pd.Series(chance, index=s.index, dtype=float) if np.ndim(chance) else pd.Series(float(chance), index=s.index)
     ex = (s - c).to_numpy()
@@ -225,7 +231,7 @@ def low_outliers(
     z: float = 2.5,  # how many robust standard deviations below the bulk's median
     floor: float = 0.02,  # the smallest robust standard deviation used (so that identical scores flag no one)
 ) -> pd.Series:
-    "Boolean Series: scores below median − z × max(1.4826 × MAD, floor) of the bulk (above Otsu's split when it separates two groups)."
+    "Boolean Series: scores below median − z × max(1.4826 × MAD, floor) of the bulk (above Otsu's split, if clear)."
     s = pd.Series(scores, dtype=float)
     v = s.to_numpy()
     ok = np.isfinite(v)
@@ -251,22 +257,25 @@ class QualityReport:
                  ci: float = 0.95,  # coverage of the interval, in (0, 1)
                  seed: int | None = 0,  # seed of the bootstrap and of Dawid-Skene's starts
                  top: int = 10,  # how many units and label pairs the summary lists
-                 fraction: float = 1 / 3,  # `near_chance`: flag a worker whose excess over chance is below this share of the median's
+                 fraction: float = 1 / 3,  # `near_chance`: flag an excess over chance below this share of the median's
                  z: float = 2.5,  # `low_outliers` (numeric labels): robust z below the bulk's median
                  progress=None,  # progress bars of the methods: None = on a terminal or in live Jupyter only
-                 form=None,  # the `FormRatings` of a web-form export (repeated questions, comments), if the data are one
+                 form=None,  # the `FormRatings` of a web-form export (repeated questions, comments), if any
                  **plan_kw,  # options of `plan` (max_categories, max_labels, max_workers_kappa, ...)
                 ):
-        if not isinstance(J, Judgments): raise TypeError(f"QualityReport takes Judgments (from as_judgments), not {type(J).__name__}")
+        if not isinstance(J, Judgments): raise TypeError("QualityReport takes Judgments (from as_judgments), not "
+                                                         f"{type(J).__name__}")
         self.J, self.plan = J, plan(J, level, **plan_kw)
-        self.n_boot, self.ci = check_int("n_boot", n_boot, 1), check_number("ci", ci, 0, 1, low_open=True, high_open=True)
+        self.n_boot = check_int("n_boot", n_boot, 1)
+        self.ci = check_number("ci", ci, 0, 1, low_open=True, high_open=True)
         self.top, self.z = check_int("top", top, 1), check_number("z", z, low=0)
         self.fraction = check_number("fraction", fraction, 0, 1)
         self.seed, self.progress, self.form = seed, progress, form
         self.sections = []   # the sections made, in order; each holds its own tables, scores and flags
 
     def __repr__(self):
-        return f"QualityReport({self.J!r}, kind={self.plan.kind!r}, level={self.plan.level!r}, {len(self.sections)} sections)"
+        p = self.plan
+        return f"QualityReport({self.J!r}, kind={p.kind!r}, level={p.level!r}, {len(self.sections)} sections)"
 
 # %% ../nbs/60_report.ipynb #d00aa409
 @patch(as_prop=True)
@@ -274,11 +283,13 @@ def worker_scores(self: QualityReport) -> dict:
     "Method -> score per worker, over the sections made."
     return {k: v for s in self.sections for k, v in s.worker_scores.items()}
 
+# %% ../nbs/60_report.ipynb #45870e82
 @patch(as_prop=True)
 def unit_scores(self: QualityReport) -> dict:
     "Method -> score per unit, over the sections made."
     return {k: v for s in self.sections for k, v in s.unit_scores.items()}
 
+# %% ../nbs/60_report.ipynb #e2940c6d
 @patch(as_prop=True)
 def pair_scores(self: QualityReport) -> dict:
     "Method -> labels x labels confusion, over the sections made."
@@ -290,6 +301,7 @@ def flags(self: QualityReport) -> list:
     "(kind, id, method, evidence) of every flag the sections raised."
     return [f for s in self.sections for f in s.flags]
 
+# %% ../nbs/60_report.ipynb #0b8d890b
 @patch(as_prop=True)
 def alpha_(self: QualityReport) -> tuple | None:
     "(level, alpha, low, high) of the agreement section, once it ran."
@@ -329,7 +341,8 @@ def _label_distribution(self: QualityReport, s: Section) -> None:
     dist = pd.concat([counts, share], axis=1)
     shown = dist if p.kind in ("ordinal", "numeric") else dist.sort_values("judgments", ascending=False, kind="stable")
     if p.kind != "numeric":
-        s.para("How often each label was chosen" + (" (a judgment may hold several)." if p.kind == "multi-label" else "."))
+        several = " (a judgment may hold several)." if p.kind == "multi-label" else "."
+        s.para("How often each label was chosen" + several)
         s.add(html_table(shown, max_rows=20))
     with _plots():
         fig, ax = plt.subplots(figsize=(8, 2.6))
@@ -339,7 +352,8 @@ def _label_distribution(self: QualityReport, s: Section) -> None:
         else:
             part = shown.iloc[:30]
             ax.bar(range(len(part)), part["judgments"].to_numpy(), color="#2f6fb3")
-            ax.set_xticks(range(len(part)), [str(x)[:18] for x in part.index], rotation=45 if len(part) > 6 else 0, ha="right" if len(part) > 6 else "center")
+            tilt = dict(rotation=45, ha="right") if len(part) > 6 else dict(rotation=0, ha="center")
+            ax.set_xticks(range(len(part)), [str(x)[:18] for x in part.index], **tilt)
             ax.set_ylabel("judgments")
             if len(shown) > 30: ax.set_title(f"the 30 most frequent of {len(shown)} labels")
         fig.tight_layout()
@@ -394,9 +408,10 @@ def _alpha_table(self: QualityReport, s: Section) -> None:
         s.alpha = None if head is None else (p.level, float(head["alpha"]), float(head["low"]), float(head["high"]))
         if head is not None:
             s.para(f"Krippendorff's alpha at the <b>{esc(p.level)}</b> level is <b>{head['alpha']:.3f}</b> "
-                   f"({self.ci:.0%} bootstrap interval {head['low']:.3f} to {head['high']:.3f}, {self.n_boot} resamples "
-                   f"of units, seed {esc(self.seed)}). By Krippendorff's rule of thumb, α ≥ 0.800 is reliable, "
-                   "0.667 ≤ α < 0.800 allows tentative conclusions, and lower values call the labels into question.")
+                   f"({self.ci:.0%} bootstrap interval {head['low']:.3f} to {head['high']:.3f}, {self.n_boot} "
+                   f"resamples of units, seed {esc(self.seed)}). By Krippendorff's rule of thumb, α ≥ 0.800 is "
+                   "reliable, 0.667 ≤ α < 0.800 allows tentative conclusions, and lower values call the labels into "
+                   "question.")
         s.add(html_table(t))
 
 # %% ../nbs/60_report.ipynb #d1e48f88
@@ -461,12 +476,13 @@ def _worker_agreement(self: QualityReport, s: Section, ws: pd.Series, wc) -> Non
                    lambda i: f"agreement {ws[i]:.3f}, chance {wc[i]:.3f} (median {ws.median():.3f})")
     if "kappa" in s.worker_scores:
         kw = s.worker_scores["kappa"]
-        s.flag("worker", kw.index[near_chance(kw, 0, self.fraction)], "kappa", lambda i: f"mean kappa {kw[i]:.3f} (median {kw.median():.3f})")
+        s.flag("worker", kw.index[near_chance(kw, 0, self.fraction)], "kappa",
+               lambda i: f"mean kappa {kw[i]:.3f} (median {kw.median():.3f})")
 
 # %% ../nbs/60_report.ipynb #af111259
 @patch
 def agreement(self: QualityReport) -> Section:
-    "Agreement: alpha at each level with a bootstrap interval, Fleiss' kappa, Gwet's coefficient table, pairwise kappas."
+    "Agreement: alpha at each level (bootstrap interval), Fleiss' kappa, Gwet's coefficients, pairwise kappas."
     J, p = self.J, self.plan
     s = Section("Agreement")
     self.sections.append(s)
@@ -486,7 +502,8 @@ def _hists(series: dict, xlabel: str = "score"):
     import matplotlib.pyplot as plt
     fig, axes = plt.subplots(1, len(series), figsize=(3.2 * len(series), 2.4), squeeze=False)
     for ax, (name, x) in zip(axes[0], series.items()):
-        ax.hist(pd.Series(x).dropna().to_numpy(float), bins=30, color="#2f6fb3"); ax.set_title(name); ax.set_xlabel(xlabel)
+        ax.hist(pd.Series(x).dropna().to_numpy(float), bins=30, color="#2f6fb3")
+        ax.set_title(name); ax.set_xlabel(xlabel)
     fig.tight_layout()
     return fig
 
@@ -516,7 +533,8 @@ def crowdtruth(self: QualityReport) -> Section:
     s.add(html_table(a[["aqs", "judgments"]].sort_values("aqs", kind="stable"), max_rows=20))
     s.worker_scores["crowdtruth"], s.unit_scores["crowdtruth"] = w["wqs"], u["uqs"]
     wq = w["wqs"]
-    s.flag("worker", wq.index[near_chance(wq, 0, self.fraction)], "crowdtruth", lambda i: f"WQS {wq[i]:.3f} (median {wq.median():.3f})")
+    s.flag("worker", wq.index[near_chance(wq, 0, self.fraction)], "crowdtruth",
+           lambda i: f"WQS {wq[i]:.3f} (median {wq.median():.3f})")
     return s
 
 # %% ../nbs/60_report.ipynb #170114ca
@@ -526,7 +544,8 @@ def majority_vote(
     "Per unit: the most frequent label (ties: the first in label order), its votes and the number of judgments."
     votes = J.unit_vectors().toarray()                      # the units x labels counts the judgments hold
     top = votes.argmax(axis=1)
-    return pd.DataFrame({"majority": J.labels[top], "votes": votes.max(axis=1), "judgments": votes.sum(axis=1)}, index=J.units)
+    return pd.DataFrame({"majority": J.labels[top], "votes": votes.max(axis=1), "judgments": votes.sum(axis=1)},
+                        index=J.units)
 
 # %% ../nbs/60_report.ipynb #aeadde43
 def _confusion_grid(conf: pd.DataFrame, workers, theta: pd.Series):
@@ -539,7 +558,8 @@ def _confusion_grid(conf: pd.DataFrame, workers, theta: pd.Series):
     for ax, w in zip(axes.flat, workers):
         ax.imshow(conf.loc[w].to_numpy(float), cmap="Blues", vmin=0, vmax=1)
         ax.set_title(f"{str(w)[:16]}  θ={theta[w]:.2f}", fontsize=8)
-        ax.set_xticks(range(K), labs, fontsize=7, rotation=90 if K > 4 else 0); ax.set_yticks(range(K), labs, fontsize=7)
+        ax.set_xticks(range(K), labs, fontsize=7, rotation=90 if K > 4 else 0)
+        ax.set_yticks(range(K), labs, fontsize=7)
     for ax in axes.flat[n:]: ax.axis("off")
     fig.supxlabel("observed label", fontsize=8); fig.supylabel("true label", fontsize=8)
     fig.tight_layout()
@@ -547,8 +567,9 @@ def _confusion_grid(conf: pd.DataFrame, workers, theta: pd.Series):
 
 # %% ../nbs/60_report.ipynb #8e2d9259
 @patch
-def _dawid_skene_tables(self: QualityReport, s: Section, m, mv: pd.DataFrame, post: pd.Series, same: np.ndarray) -> None:
-    "Gamma, the lowest-theta confusion matrices, every worker's theta and the units where model `m` and majority `mv` differ, in `s`."
+def _dawid_skene_tables(self: QualityReport, s: Section, m, mv: pd.DataFrame, post: pd.Series,
+                        same: np.ndarray) -> None:
+    "Gamma, the lowest-theta confusion matrices, every theta, and the units where `m` and majority `mv` differ."
     J, theta = self.J, m.theta_
     s.para("Estimated label probabilities γ:")
     s.add(html_table(m.gamma_.to_frame().T, index=False))
@@ -573,11 +594,12 @@ def _dawid_skene_scores(self: QualityReport, s: Section, m, post: pd.Series) -> 
     J, theta = self.J, m.theta_
     s.worker_scores["dawid-skene"], s.unit_scores["dawid-skene"] = theta, post
     conf = m.confusion_.to_numpy(float).reshape(J.n_workers, J.n_labels, J.n_labels)
-    pooled = (conf * m.gamma_.to_numpy()[None, :, None]).mean(axis=0)        # P(true a, observed b), averaged over workers
+    pooled = (conf * m.gamma_.to_numpy()[None, :, None]).mean(axis=0)        # P(true a, observed b), mean of workers
     s.pair_scores["dawid-skene"] = pooled + pooled.T
     rows, codes = J.label_codes()
     own = np.bincount(J.worker_code[rows].astype(np.int64) * J.n_labels + codes, minlength=J.n_workers * J.n_labels)
-    own = own.reshape(J.n_workers, J.n_labels) / np.maximum(own.reshape(J.n_workers, J.n_labels).sum(axis=1, keepdims=True), 1)
+    own = own.reshape(J.n_workers, J.n_labels)
+    own = own / np.maximum(own.sum(axis=1, keepdims=True), 1)
     chance = pd.Series(own @ m.gamma_.to_numpy(), J.workers)                  # theta of a worker answering at random
     s.flag("worker", theta.index[near_chance(theta, chance, self.fraction)], "dawid-skene",
                lambda i: f"theta {theta[i]:.3f}, chance {chance[i]:.3f} (median {theta.median():.3f})")
@@ -588,7 +610,7 @@ def dawid_skene(self: QualityReport,
                 max_iter: int = 1000,  # EM iteration cap
                 tol: float = 1e-6,  # EM stops when no parameter moves by more than this
                 ) -> Section:
-    "Dawid–Skene (model B): confusion matrices, the model's labels against majority vote, and the units where they differ."
+    "Dawid–Skene (model B): confusion matrices, its labels against majority vote, and the units where they differ."
     from crowdnb.model_b import ModelB
     J, p = self.J, self.plan
     s = Section("Dawid–Skene", left_out=esc(p.methods["dawid-skene"]))
@@ -630,11 +652,11 @@ def trust(self: QualityReport,
            f"({t.attrs['n_undefined']:,} undefined). Outliers (coefficient ≤ {threshold:g}): "
            + (", ".join(f"<b>{esc(x)}</b>" for x in out) if out else "none") + ".")
     with _plots():
-        fig, ax = plt.subplots(figsize=(min(2 + 0.4 * len(t), 9), 2.6))
+        fig, ax = plt.subplots(figsize=(min(2 + 0.4 * len(t), 9), 2.6), layout="tight")
         ax.bar(range(len(t)), t["coefficient"].to_numpy(), color=np.where(t["outlier"], "#b42318", "#2f6fb3"))
         ax.axhline(threshold, color="k", lw=0.8, ls="--")
-        ax.set_xticks(range(len(t)), [str(x)[:12] for x in t.index], rotation=45, ha="right"); ax.set_ylabel("trust coefficient")
-        fig.tight_layout()
+        ax.set_xticks(range(len(t)), [str(x)[:12] for x in t.index], rotation=45, ha="right")
+        ax.set_ylabel("trust coefficient")
         s.add(figure_html(fig, "trust coefficient of each rater"))
     s.add(html_table(t.sort_values("coefficient", kind="stable"), max_rows=20))
     s.worker_scores["trust"] = t["coefficient"]
@@ -644,10 +666,11 @@ def trust(self: QualityReport,
 # %% ../nbs/60_report.ipynb #06b25a90
 @patch
 def label_pairs(self: QualityReport) -> pd.DataFrame:
-    "The most confused label pairs: coincidence share o_ab / ((n_a + n_b) / 2) and Dawid-Skene's pooled confusion, top first."
+    "The most confused label pairs: coincidence share o_ab / ((n_a + n_b) / 2), Dawid-Skene's pooled confusion."
     from crowdnb.agreement import coincidence_matrix
     J = self.J
-    if self.plan.methods["fleiss"] or J.n_labels < 2: return pd.DataFrame(columns=["a", "b", "coincidence", "dawid-skene"])
+    if self.plan.methods["fleiss"] or J.n_labels < 2:
+        return pd.DataFrame(columns=["a", "b", "coincidence", "dawid-skene"])
     o = coincidence_matrix(J.unit_vectors())
     n = o.sum(axis=1)
     a, b = np.triu_indices(J.n_labels, k=1)
@@ -661,10 +684,9 @@ def label_pairs(self: QualityReport) -> pd.DataFrame:
 # %% ../nbs/60_report.ipynb #231d458f
 @patch
 def summary_table(self: QualityReport) -> pd.DataFrame:
-    "One row per flagged worker (by >= 2 methods, or by the only one), least clear unit and most confused label pair: kind, id, methods, evidence."
+    "kind, id, methods, evidence of each flagged worker (by >= 2 methods), least clear unit and confused label pair."
     rows = []
-    f = pd.DataFrame(self.flags, columns=["kind", "id", "method", "evidence"])
-    fw = f[f["kind"] == "worker"]
+    fw = pd.DataFrame(self.flags, columns=["kind", "id", "method", "evidence"]).query("kind == 'worker'")
     need = 2 if len(self.worker_scores) >= 2 else 1
     for w, g in fw.groupby("id", sort=False):
         if g["method"].nunique() >= need:
@@ -686,7 +708,8 @@ def summary_table(self: QualityReport) -> pd.DataFrame:
         top_ds = set(lp.index[lp["dawid-skene"] >= lp["dawid-skene"].median()]) if "dawid-skene" in lp else set()
         for i, r in lp.iloc[:min(self.top, 5)].iterrows():
             m = ["coincidence"] + (["dawid-skene"] if i in top_ds else [])
-            ev = f"coincidence share {r['coincidence']:.3f}" + (f"; Dawid-Skene confusion {r['dawid-skene']:.3f}" if "dawid-skene" in lp else "")
+            ds = f"; Dawid-Skene confusion {r['dawid-skene']:.3f}" if "dawid-skene" in lp else ""
+            ev = f"coincidence share {r['coincidence']:.3f}" + ds
             rows.append(("label pair", f"{r['a']} ~ {r['b']}", ", ".join(m), ev))
     return pd.DataFrame(rows, columns=["kind", "id", "methods", "evidence"])
 
@@ -704,11 +727,12 @@ def _in_short(self: QualityReport, t: pd.DataFrame, rule: str) -> list:
     out = []
     if self.alpha_:
         lv, a, lo, hi = self.alpha_
-        verdict = "reliable" if a >= 0.8 else "good enough for tentative conclusions" if a >= 0.667 else "low: the labels are unclear or some workers are not reliable"
+        verdict = ("reliable" if a >= 0.8 else "good enough for tentative conclusions" if a >= 0.667
+                   else "low: the labels are unclear or some workers are not reliable")
         out.append(f"Krippendorff's alpha ({esc(lv)}) is {a:.3f} ({lo:.3f} to {hi:.3f}): {verdict}.")
     w = list(t.loc[t["kind"] == "worker", "id"])
-    out.append(f"{len(w)} of {self.J.n_workers} workers are flagged {rule}" + (": " + ", ".join(f"<b>{esc(x)}</b>" for x in w[:10])
-               + (" and more" if len(w) > 10 else "") if w else "") + ".")
+    names = ", ".join(f"<b>{esc(x)}</b>" for x in w[:10]) + (" and more" if len(w) > 10 else "")
+    out.append(f"{len(w)} of {self.J.n_workers} workers are flagged {rule}" + (f": {names}" if w else "") + ".")
     u = t.loc[t["kind"] == "unit", "id"]
     if len(u): out.append(f"The least clear unit is <b>{esc(u.iloc[0])}</b>.")
     lp = t.loc[t["kind"] == "label pair", "id"]
@@ -747,8 +771,10 @@ def summary(self: QualityReport) -> Section:
     self.summary_ = t
     s = Section("Summary")
     self.sections.append(s)
-    ran = [m for m in ("agreement", "kappa", "crowdtruth", "dawid-skene", "trust", "consistency") if m in self.worker_scores]
-    left = [f"{m} ({self.plan.methods[m]})" for m in ("kappa", "crowdtruth", "dawid-skene", "trust") if self.plan.methods.get(m)]
+    ran = [m for m in ("agreement", "kappa", "crowdtruth", "dawid-skene", "trust", "consistency")
+           if m in self.worker_scores]
+    left = [f"{m} ({self.plan.methods[m]})" for m in ("kappa", "crowdtruth", "dawid-skene", "trust")
+            if self.plan.methods.get(m)]
     rule = "by at least two methods" if len(ran) >= 2 else "by the only method that scored them"
     s.add(in_short(self._in_short(t, rule)))
     s.para(f"Methods that scored the workers: <b>{esc(', '.join(ran))}</b>."
@@ -767,7 +793,8 @@ class FormRatings:
 
     def __repr__(self):
         return (f"FormRatings({self.judgments!r}; {len(self.repeats)} repeated answers, "
-                f"{int(self.repeats['same'].sum()) if len(self.repeats) else 0} the same; {len(self.comments)} comments)")
+                f"{int(self.repeats['same'].sum()) if len(self.repeats) else 0} the same; {len(self.comments)} "
+                "comments)")
 
 # %% ../nbs/60_report.ipynb #3e6109d7
 _RATER_NAMES = ("rater", "worker", "annotator", "name", "email", "email address", "username", "user", "participant",
@@ -786,7 +813,8 @@ def _form_frame(data, delimiter) -> tuple[list, list]:
     if not isinstance(data, (str, os.PathLike)):
         raise TypeError(f"a form export is a CSV path or a DataFrame, not {type(data).__name__}")
     p = Path(data)
-    if not p.is_file(): raise ValueError(f"form file {str(p)!r} does not exist" if not p.exists() else f"form file {str(p)!r} is a folder")
+    if not p.is_file():
+        raise ValueError(f"form file {str(p)!r} " + ("does not exist" if not p.exists() else "is a folder"))
     with open(p, newline="", encoding="utf-8-sig") as f:
         rows = list(csv.reader(f, delimiter=delimiter))
     rows = [r for r in rows if any(c.strip() for c in r)]
@@ -801,7 +829,8 @@ def _form_frame(data, delimiter) -> tuple[list, list]:
 def _pick(names, given, candidates, what, required=True):
     "The column of a role: the given name (checked), else the first header matching a usual name, else None/error."
     if given is not None:
-        if given not in names: raise ValueError(f"the form has no column {given!r} for the {what}; its columns are {names}")
+        if given not in names: raise ValueError(f"the form has no column {given!r} for the {what}; its columns are "
+                                                f"{names}")
         return given
     low = {n.strip().lower(): n for n in names}
     for c in candidates:
@@ -870,7 +899,7 @@ def read_form(
     labels=None,  # the answer scale in its order (passed to `as_judgments`); None: the answers that occur
     delimiter: str = ",",  # CSV field delimiter
 ) -> FormRatings:
-    "Judgments from a web-form export: one row per (partial) submission, one column per question (repeats = consistency checks)."
+    "Judgments from a web-form export: a row per (partial) submission, a column per question (repeats: checks)."
     names, rows = _form_frame(data, delimiter)
     rater, timestamp, comments, skip = _form_columns(names, rater, timestamp, comments, ignore)
     grid = pd.DataFrame(rows, columns=range(len(names))).map(lambda v: str(v).strip())
@@ -879,7 +908,8 @@ def read_form(
     first, rep = t[t["occurrence"] == 0], t[t["occurrence"] > 0]
     pairs = rep.merge(first[["unit", "worker", "label"]], on=["unit", "worker"], suffixes=("", "_first"))
     repeats = pd.DataFrame({"unit": pairs["unit"], "worker": pairs["worker"], "first": pairs["label_first"],
-                            "repeat": pairs["label"], "same": pairs["label"].to_numpy() == pairs["label_first"].to_numpy()})
+                            "repeat": pairs["label"],
+                            "same": pairs["label"].to_numpy() == pairs["label_first"].to_numpy()})
     table = first[["unit", "worker", "label"]].reset_index(drop=True)
     if timestamp is not None:
         times = pd.to_datetime(grid[names.index(timestamp)], errors="coerce", format="mixed")
@@ -888,7 +918,8 @@ def read_form(
     com = [(grid.iat[r, names.index(rater)], c, grid.iat[r, names.index(c)]) for c in comments for r in range(len(grid))
            if grid.iat[r, names.index(c)] != ""]
     J = as_judgments(table, labels=labels)
-    return FormRatings(table, J, repeats.reset_index(drop=True), pd.DataFrame(com, columns=["worker", "column", "comment"]))
+    com = pd.DataFrame(com, columns=["worker", "column", "comment"])
+    return FormRatings(table, J, repeats.reset_index(drop=True), com)
 
 # %% ../nbs/60_report.ipynb #07c1cea4
 @patch
@@ -898,16 +929,18 @@ def consistency(self: QualityReport) -> Section:
     self.sections.append(s)
     f = self.form
     if f is None or len(f.repeats) == 0:
-        s.left_out = ("the judgments do not come from a web-form export with repeated questions (crowdnb.report.read_form)"
+        s.left_out = ("the judgments do not come from a web-form export with repeated questions "
+                      "(crowdnb.report.read_form)"
                       if f is None else "the form repeats no question (or no rater answered a repeat)")
-        if f is not None and len(f.comments): s.para("The raters' comments:"); s.add(html_table(f.comments, index=False))
+        if f is not None and len(f.comments):
+            s.para("The raters' comments:").add(html_table(f.comments, index=False))
         return s
     r = f.repeats
     g = r.groupby("worker", sort=True)
     t = pd.DataFrame({"repeats": g.size(), "same": g["same"].sum().astype(int)})
     t["share same"] = t["same"] / t["repeats"]
-    num = pd.to_numeric(r["first"], errors="coerce").notna().all() and pd.to_numeric(r["repeat"], errors="coerce").notna().all()
-    if num: t["mean |difference|"] = (pd.to_numeric(r["first"]) - pd.to_numeric(r["repeat"])).abs().groupby(r["worker"]).mean()
+    a, b = pd.to_numeric(r["first"], errors="coerce"), pd.to_numeric(r["repeat"], errors="coerce")
+    if a.notna().all() and b.notna().all(): t["mean |difference|"] = (a - b).abs().groupby(r["worker"]).mean()
     s.para(f"{len(r)} repeated answer(s) by {len(t)} rater(s); {int(t['same'].sum())} the same as the first time "
            f"({t['same'].sum() / t['repeats'].sum():.0%}).")
     s.add(html_table(t.sort_values("share same", kind="stable"), max_rows=50))
@@ -916,7 +949,8 @@ def consistency(self: QualityReport) -> Section:
     share = t["share same"]
     s.worker_scores["consistency"] = share
     bad = share.index[(t["repeats"] >= 2) & (share < 0.5)]
-    s.flag("worker", bad, "consistency", lambda i: f"same answer on {t.loc[i, 'same']} of {t.loc[i, 'repeats']} repeated questions")
+    s.flag("worker", bad, "consistency", lambda i: f"same answer on {t.loc[i, 'same']} of {t.loc[i, 'repeats']} "
+                                                   "repeated questions")
     return s
 
 # %% ../nbs/60_report.ipynb #94d7dbf3
@@ -968,7 +1002,7 @@ def execute(
     client = NotebookClient(nb, kernel_name="python3", timeout=timeout, resources={"metadata": {"path": str(cwd)}})
     bar = progress_bar(total=len(nb.cells), show=progress, desc="report")
     try:
-        with client.setup_kernel(env=env, stderr=subprocess.DEVNULL):      # the kernel's own log lines stay off the terminal
+        with client.setup_kernel(env=env, stderr=subprocess.DEVNULL):      # the kernel's log stays off the terminal
             for i, cell in enumerate(nb.cells):
                 first = cell.source.strip().splitlines()[0][:40] if cell.source.strip() else ""
                 bar.set_postfix_str(first, refresh=False)
@@ -977,111 +1011,27 @@ def execute(
                     ename, evalue = getattr(e, "ename", ""), getattr(e, "evalue", str(e))
                     if ename in ("ValueError", "TypeError", "UndefinedAgreement", "FileNotFoundError"):
                         raise (TypeError if ename == "TypeError" else ValueError)(evalue) from None
-                    raise RuntimeError(f"the report notebook failed in cell {i} ({first!r}): {ename}: {evalue}") from None
+                    raise RuntimeError(f"the report notebook failed in cell {i} ({first!r}): {ename}: "
+                                       f"{evalue}") from None
                 bar.update(1)
     finally: bar.close()
     return nb
 
-# %% ../nbs/60_report.ipynb #f4c96b9e
-def markdown_html(
-    text: str,  # markdown of the report templates: headings, paragraphs, '-' lists, `code`, **bold**, *italics*
-) -> str:
-    "HTML of the small markdown subset the report templates use (text escaped first)."
-    def inline(s):
-        s = esc(s)
-        s = re.sub(r"`([^`]+)`", r"<code>\1</code>", s)
-        s = re.sub(r"\*\*([^*]+)\*\*", r"<b>\1</b>", s)
-        return re.sub(r"(?<![\w*])\*([^*\s][^*]*)\*(?![\w*])", r"<em>\1</em>", s)
-    out, para, items = [], [], []
-    def flush():
-        if para: out.append(f"<p>{inline(' '.join(para))}</p>"); para.clear()
-        if items: out.append("<ul>" + "".join(f"<li>{inline(x)}</li>" for x in items) + "</ul>"); items.clear()
-    for line in text.splitlines():
-        s = line.strip()
-        h = re.match(r"(#{1,4})\s+(.*)", s)
-        if not s: flush()
-        elif h:
-            flush(); n = len(h.group(1)); t = h.group(2)
-            out.append(f'<h{n} id="{slug(t)}">{inline(t)}</h{n}>' if n > 1 else f'<h1 class="title">{inline(t)}</h1>')
-        elif s.startswith("> "): flush(); out.append(f'<p class="subtitle">{inline(s[2:])}</p>')
-        elif s.startswith("- "):
-            if para: flush()
-            items.append(s[2:])
-        elif items: items[-1] += " " + s
-        else: para.append(s)
-    flush()
-    return "\n".join(out)
-
-# %% ../nbs/60_report.ipynb #fee564c5
-def _output_html(o) -> str:
-    "HTML of one output of a code cell ('' for standard error)."
-    t = o.get("output_type")
-    if t == "stream":
-        return "" if o.get("name") == "stderr" else f'<pre class="output stream">{esc(o.get("text", ""))}</pre>'
-    if t == "error": return f'<pre class="output error">{esc(o.get("ename", ""))}: {esc(o.get("evalue", ""))}</pre>'
-    d = o.get("data", {})
-    if "text/html" in d:
-        h = d["text/html"]
-        return h if isinstance(h, str) else "".join(h)
-    if "image/png" in d:
-        return f'<div class="output figure"><img src="data:image/png;base64,{d["image/png"].strip()}" alt="figure"></div>'
-    if "text/plain" in d:
-        v = d["text/plain"]
-        return f'<pre class="output text">{esc(v if isinstance(v, str) else "".join(v))}</pre>'
-    return ""
-
 # %% ../nbs/60_report.ipynb #ccc4f851
-_PAGE_CSS = """
-.layout.report { grid-template-columns: minmax(0, 1fr) var(--toc-w); }
-.content .note, .content .meta { color: var(--muted); font-size: .9rem; }
-.callout { margin: .6rem 0; }
-@media (max-width: 1200px) { .layout.report { grid-template-columns: minmax(0, 1fr); } }
-"""
-
-def page_html(
+def report_page(
     nb,  # an executed report notebook
-    title: str = "Annotation-quality report",  # the page title
+    title: str = "Annotation-quality report",  # the page title (text, shown as typed)
 ) -> str:
-    "One standalone HTML page of the executed notebook: inline CSS of the docs site, embedded figures, no code, no network."
+    "One standalone HTML page of the executed notebook: the site's look, embedded figures, no code, no script."
     from crowdnb import __version__
-    css = resources.files("crowdnb").joinpath("assets", "site.css").read_text(encoding="utf-8")
-    body = []
-    for c in nb.cells:
-        if c.cell_type == "markdown": body.append(f'<div class="cell markdown">{markdown_html(c.source)}</div>')
-        elif c.cell_type == "code":
-            outs = "".join(_output_html(o) for o in c.get("outputs", []))
-            if outs: body.append(f'<div class="cell code"><div class="outputs">{outs}</div></div>')
-    short = next((m.group(0) for m in [re.search(r'<div class="callout in-short">.*?</div>', "".join(body), re.S)] if m), "")
-    if short and body: body.insert(1, short)                                  # the answer first, under the title
-    main = "\n".join(body)
-    heads = re.findall(r'<h2 id="([^"]+)">(.*?)</h2>', main)
-    toc = "".join(f'<li><a href="#{i}">{t}</a></li>' for i, t in heads)
-    return f"""<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{esc(title)}</title>
-<style>
-{css}
-{_PAGE_CSS}
-</style>
-</head>
-<body>
-<header class="topbar">
-  <span class="brand">crowdnb</span><span class="version">{esc(__version__)}</span>
-  <span class="tagline">annotation-quality report</span>
-</header>
-<div class="layout report">
-  <main class="content">
-{main}
-    <footer class="page-footer">Made by crowdnb {esc(__version__)} from report.ipynb (in this folder), which holds the code of every number.</footer>
-  </main>
-  <aside class="toc-column"><nav class="toc"><div class="toc-title">On this page</div><ul>{toc}</ul></nav></aside>
-</div>
-</body>
-</html>
-"""
+    _, sub, cells = title_cell(nb.cells)
+    r = NotebookRenderer(stderr=False)
+    page = r.cells_html(cells, echo=False, outputs_in_toc=True)
+    short = re.search(r'<div class="callout in-short">.*?</div>', page.body, re.S)
+    foot = (f"Made by crowdnb {esc(__version__)} from report.ipynb (in this folder), "
+            "which holds the code of every number.")
+    return page_html((short.group(0) if short else "") + page.body, title, r.md.renderInline(sub), toc_html(page.toc),
+                     tagline="annotation-quality report", footer=foot)
 
 # %% ../nbs/60_report.ipynb #747e7f6a
 def _prepare_out(out) -> Path:
@@ -1094,9 +1044,10 @@ def _prepare_out(out) -> Path:
 # %% ../nbs/60_report.ipynb #95fbb392
 _OUTPUTS = ("report.html", "report.ipynb", "summary.csv", "judgments.pkl")   # what a report writes into `out`
 
+# %% ../nbs/60_report.ipynb #61530639
 def _data_param(data, out: Path, kwargs: dict):
     "What the notebook loads: a path (with the options) as given, anything in memory pickled into `out`."
-    if isinstance(data, FormRatings):                         # saved whole: the notebook reports its repeats and comments
+    if isinstance(data, FormRatings):                         # saved whole: the report shows repeats and comments
         with atomic_write(out / "judgments.pkl") as tmp: pd.to_pickle(data, tmp)
         return "judgments.pkl", dict(labels=list(data.judgments.labels) if data.judgments.closed else None)
     if isinstance(data, (str, os.PathLike)):
@@ -1107,24 +1058,36 @@ def _data_param(data, out: Path, kwargs: dict):
                              "choose another out=")
         return str(p.resolve()), kwargs
     if not isinstance(data, (pd.DataFrame, Judgments)):
-        raise TypeError(f"data must be a CSV path, a long DataFrame, Judgments or FormRatings, not {type(data).__name__}")
+        raise TypeError("data must be a CSV path, a long DataFrame, Judgments or FormRatings, not "
+                        f"{type(data).__name__}")
     as_judgments(data, **kwargs)                              # the errors now, not in the kernel
     with atomic_write(out / "judgments.pkl") as tmp: pd.to_pickle(data, tmp)
     return "judgments.pkl", {k: v for k, v in kwargs.items()}
 
 # %% ../nbs/60_report.ipynb #67466865
 def _finish(nb, out: Path, title: str) -> Path:
-    "Write the executed notebook and the HTML page into `out`; the page's path."
+    "Write the executed notebook, titled `title` (shown as typed), and the HTML page into `out`; the page's path."
     import nbformat
+    nb.cells[0].source = f"# {escape_markdown(title)}\n" + nb.cells[0].source.split("\n", 1)[1]
     with atomic_write(out / "report.ipynb") as tmp: nbformat.write(nb, tmp)
     page = out / "report.html"
-    with atomic_write(page) as tmp: tmp.write_text(page_html(nb, title), encoding="utf-8")
+    with atomic_write(page) as tmp: tmp.write_text(report_page(nb, title), encoding="utf-8")
     return page
+
+# %% ../nbs/60_report.ipynb #292ee43d
+def _check_report(data, errors, level, n_boot, ci, top, progress) -> tuple:
+    "`report`'s options checked before any kernel starts: (n_boot, ci, top)."
+    if data is None: raise TypeError("report needs data (the judgments), or key= and response= for a coreference study")
+    if errors is not None: raise TypeError("errors= belongs to a coreference study (with key= and response=)")
+    if level is not None: check_level(level)
+    check_choice("progress", progress, (None, True, False))
+    return (check_int("n_boot", n_boot, 1), check_number("ci", ci, 0, 1, low_open=True, high_open=True),
+            check_int("top", top, 1))
 
 # %% ../nbs/60_report.ipynb #3355ccc6
 @delegates(as_judgments, but=["data"])
 def report(
-    data=None,  # judgments: CSV path, long DataFrame, `Judgments` or `FormRatings`; with key=/response=: the ratings (optional)
+    data=None,  # judgments: CSV path, long DataFrame, `Judgments` or `FormRatings` (key=/response=: the ratings)
     out="report",  # output folder: report.html, report.ipynb, summary.csv (created if needed)
     *,
     level: str | None = None,  # level of measurement; None: the strongest the labels allow
@@ -1140,22 +1103,16 @@ def report(
     progress=None,  # progress bar on the terminal: None = on a terminal or in live Jupyter only
     **kwargs,
 ) -> Path:
-    "Execute the report notebook on the judgments; write report.ipynb, report.html and summary.csv into `out`; the HTML's path."
+    "Execute the report notebook on the judgments; write report.ipynb, report.html, summary.csv into `out`."
     if key is not None or response is not None:
         return coref_report(key, response, data, out=out, errors=errors, level=level or "nominal", seed=seed, top=top,
                             title=title, timeout=timeout, progress=progress, **kwargs)
-    if data is None: raise TypeError("report needs data (the judgments), or key= and response= for a coreference study")
-    if errors is not None: raise TypeError("errors= belongs to a coreference study (with key= and response=)")
-    if level is not None: check_level(level)
-    n_boot, top = check_int("n_boot", n_boot, 1), check_int("top", top, 1)
-    ci = check_number("ci", ci, 0, 1, low_open=True, high_open=True)
-    check_choice("progress", progress, (None, True, False))
+    n_boot, ci, top = _check_report(data, errors, level, n_boot, ci, top, progress)
     out = _prepare_out(out)
     path, options = _data_param(data, out, kwargs)
     title = title or "Annotation-quality report"
     nb = inject_parameters(template("report"), data=path, options=options, level=level, n_boot=n_boot, ci=ci, seed=seed,
                            top=top, title=title)
-    nb.cells[0].source = f"# {title}\n" + nb.cells[0].source.split("\n", 1)[1]
     execute(nb, out, timeout, progress)
     return _finish(nb, out, title)
 
@@ -1215,20 +1172,17 @@ class CorefReport:
         self.top = check_int("top", top, 1)
         self.key, self.response, self.R, self.errors = key, response, ratings, errors
         self.sections, self.flags, self.outliers, self.unit_scores = [], [], [], {}
-        items = list(key)
+        self.items = list(key) if ratings is None else list(ratings.units)
         if ratings is not None:
-            rated = list(ratings.units)
-            missing = [u for u in rated if u not in key]
+            missing = [u for u in self.items if u not in key]
             if missing: raise ValueError(f"rated item(s) {missing[:5]} are not documents of the key file; the ratings' "
-                                         f"unit ids must be the CoNLL document ids (e.g. {items[:3]})")
-            items = rated
+                                         f"unit ids must be the CoNLL document ids (e.g. {list(key)[:3]})")
             self.matrix = humeval.ratings_matrix(ratings)          # checks the 0-7 scale
-        self.items = items
         if errors is not None:
-            miss = [u for u in items if u not in errors.index]
+            miss = [u for u in self.items if u not in errors.index]
             if miss: raise ValueError(f"item(s) {miss[:5]} have no row in the error counts")
-            self.errors = errors.loc[items]
-        self.scores = humeval.metric_scores({u: key[u] for u in items}, {u: response[u] for u in items})
+            self.errors = errors.loc[self.items]
+        self.scores = humeval.metric_scores({u: key[u] for u in self.items}, {u: response[u] for u in self.items})
 
     def __repr__(self):
         return (f"CorefReport({len(self.items)} items, {0 if self.R is None else self.R.n_workers} raters, "
@@ -1242,13 +1196,14 @@ def metrics(self: CorefReport) -> Section:
     s = Section("Coreference metrics")
     self.sections.append(s)
     f1 = self.scores["f1"]
-    s.para(f"{len(self.items):,} item(s) scored with {f1.shape[1]} metrics (<code>crowdnb.humeval.metric_scores</code>). "
-           "Pooled over the items, as the official scorer does:")
+    s.para(f"{len(self.items):,} item(s) scored with {f1.shape[1]} metrics "
+           "(<code>crowdnb.humeval.metric_scores</code>). Pooled over the items, as the official scorer does:")
     pooled = score({u: self.key[u] for u in self.items}, {u: self.response[u] for u in self.items}, per_document=False)
     s.add(html_table(pooled.xs(POOLED, level="document") if "document" in pooled.index.names else pooled))
     s.para("F1 per item, summarised:")
     s.add(html_table(f1.describe().T[["mean", "std", "min", "50%", "max"]]))
-    with _plots(): s.add(figure_html(_hists({m: f1[m] for m in f1.columns[:4]}, "F1 per item"), "distributions of F1 per item"))
+    with _plots():
+        s.add(figure_html(_hists({m: f1[m] for m in f1.columns[:4]}, "F1 per item"), "distributions of F1 per item"))
     return s
 
 # %% ../nbs/60_report.ipynb #5c738d45
@@ -1262,8 +1217,8 @@ def _trust_chart(self: CorefReport, s: Section) -> None:
         tc = trust_coefficients(self.R, level=self.level, threshold=self.threshold)
         self.trust_ = tc
         coef = tc["coefficient"]
-        self.flags = [(k, i, m, e + (f" (trust coefficient {coef[i]:.3f} on the standard scale)" if m == "trust/standard" else ""))
-                      for k, i, m, e in self.flags]
+        note = lambda i, m: f" (trust coefficient {coef[i]:.3f} on the standard scale)" if m == "trust/standard" else ""
+        self.flags = [(k, i, m, e + note(i, m)) for k, i, m, e in self.flags]
         with _plots():
             fig, ax = plt.subplots(figsize=(min(2 + 0.45 * len(tc), 9), 2.6))
             ax.bar(range(len(tc)), coef.to_numpy(), color=np.where(tc["outlier"], "#b42318", "#2f6fb3"))
@@ -1294,7 +1249,8 @@ def table1(self: CorefReport) -> Section:
         if items != "all": continue
         for w in row["outliers"]: self.flags.append(("worker", w, f"trust/{scale}", f"outlier on the {scale} scale"))
     scales = t.index.get_level_values("scale").unique()
-    hits = pd.Series([w for (_, it), r in t.iterrows() if it == "all" for w in r["outliers"]], dtype=object).value_counts()
+    hits = pd.Series([w for (_, it), r in t.iterrows() if it == "all" for w in r["outliers"]], dtype=object)
+    hits = hits.value_counts()
     self.outliers = list(hits.index[hits >= min(2, len(scales))])          # like the crowd report: two methods (scales)
     self._trust_chart(s)
     s.para("Outlier raters (flagged on all items of at least two scales): "
@@ -1317,29 +1273,34 @@ def table2(self: CorefReport) -> Section:
            "mode of the answers of the raters who are not outliers; positive = the metric rates the annotation better "
            "than the raters (<code>crowdnb.humeval.metric_gap_table</code>).")
     s.add(html_table(t))
-    with _plots(): s.add(figure_html(humeval.plot_metric_vs_human(Jk, self.scores), "metric scores against the human mean"))
+    with _plots():
+        s.add(figure_html(humeval.plot_metric_vs_human(Jk, self.scores), "metric scores against the human mean"))
     h = humeval.human_scores(Jk)["mean"]
-    self.unit_scores["metric gap"] = -(self.scores[("f1", "conll")] - h).abs() if ("f1", "conll") in self.scores else None
+    conll = self.scores.get(("f1", "conll"))
+    self.unit_scores["metric gap"] = None if conll is None else -(conll - h).abs()
     self.unit_scores["spread"] = -self.matrix.std(axis=0)
     return s
 
 # %% ../nbs/60_report.ipynb #73cf6031
 @patch
 def tables34(self: CorefReport) -> Section:
-    "Tables 3-4: regression of each rater's and metric's score on the standardised error counts (needs the error counts)."
+    "Tables 3-4: each rater's and metric's score regressed on the standardised error counts (needs them)."
     from crowdnb import humeval
     s = Section("Tables 3 and 4: what each error type costs")
     self.sections.append(s)
     if self.R is None or self.errors is None:
-        s.left_out = ("the regressions need " + " and ".join(x for x, v in (("the raters' answers", self.R), ("the number of errors of "
-                      "each type in each item (errors=, a CSV with the item id first)", self.errors)) if v is None)); return s
+        need = {"the raters' answers": self.R,
+                "the number of errors of each type in each item (errors=, a CSV with the item id first)": self.errors}
+        s.left_out = "the regressions need " + " and ".join(x for x, v in need.items() if v is None)
+        return s
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        reg = humeval.error_regression(self.R, self.errors, self.scores, exclude=[w for w in self.outliers if w in self.matrix.index])
+        out = [w for w in self.outliers if w in self.matrix.index]
+        reg = humeval.error_regression(self.R, self.errors, self.scores, exclude=out)
     self.regression_ = reg
-    s.para("Each rater's and each metric's reversed score regressed on the standardised error counts; negative = the error "
-           "lowers the score (<code>crowdnb.humeval.error_regression</code>, outlier raters left out). Table 3: the metrics "
-           "and the raters' average ('Humans').")
+    s.para("Each rater's and each metric's reversed score regressed on the standardised error counts; negative = the "
+           "error lowers the score (<code>crowdnb.humeval.error_regression</code>, outlier raters left out). Table 3: "
+           "the metrics and the raters' average ('Humans').")
     t3 = reg.table3()
     s.add(html_table(t3))
     with _plots():
@@ -1353,7 +1314,7 @@ def tables34(self: CorefReport) -> Section:
 # %% ../nbs/60_report.ipynb #41aa7418
 @patch
 def summary_table(self: CorefReport) -> pd.DataFrame:
-    "kind, id, methods, evidence: the outlier raters and the items with the most rater disagreement or metric-human gap."
+    "kind, id, methods, evidence: the outlier raters, the items with the most disagreement or metric-human gap."
     f = pd.DataFrame(self.flags, columns=["kind", "id", "method", "evidence"])
     rows = [("worker", w, ", ".join(dict.fromkeys(g["method"])), "; ".join(dict.fromkeys(g["evidence"])))
             for w, g in f.groupby("id", sort=False) if w in self.outliers]
@@ -1362,8 +1323,8 @@ def summary_table(self: CorefReport) -> pd.DataFrame:
         ranks = pd.DataFrame({k: v.rank(pct=True) for k, v in us.items()})
         low = {k: set(v.sort_values(kind="stable").index[:self.top]) for k, v in us.items()}
         for u in ranks.mean(axis=1).sort_values(kind="stable").index[:self.top]:
-            ev = "; ".join((f"sd of the answers {-us[k][u]:.2f}" if k == "spread" else f"|CoNLL F1 − human mean| {-us[k][u]:.3f}")
-                           for k in us)
+            ev = "; ".join(f"sd of the answers {-us[k][u]:.2f}" if k == "spread"
+                           else f"|CoNLL F1 − human mean| {-us[k][u]:.3f}" for k in us)
             rows.append(("unit", u, ", ".join(k for k in us if u in low[k]) or ", ".join(us), ev))
     return pd.DataFrame(rows, columns=["kind", "id", "methods", "evidence"])
 
@@ -1381,7 +1342,8 @@ def summary(self: CorefReport) -> Section:
         short.append(f"Krippendorff's alpha ({esc(self.level)}, standard scale, all items) is {r['alpha']:.3f}"
                      + (f", {r['alpha_without_outliers']:.3f} without the outliers." if r["outliers"] else "."))
     if self.R is not None:
-        short.append(f"{len(w)} of {self.R.n_workers} raters are outliers" + (": " + ", ".join(f"<b>{esc(x)}</b>" for x in w["id"]) if len(w) else "") + ".")
+        names = ", ".join(f"<b>{esc(x)}</b>" for x in w["id"])
+        short.append(f"{len(w)} of {self.R.n_workers} raters are outliers" + (f": {names}" if len(w) else "") + ".")
     if len(u): short.append(f"The least clear item is <b>{esc(u['id'].iloc[0])}</b>.")
     if short: s.add(in_short(short))
     s.add('<h3 id="whom-to-trust">Whom to trust</h3>')
@@ -1428,9 +1390,10 @@ def coref_report(
     progress=None,  # progress bar on the terminal
     **kwargs,
 ) -> Path:
-    "Execute the coreference report notebook (seed 004's analysis) and write report.ipynb, report.html, summary.csv into `out`."
+    "Execute the coreference report notebook (seed 004's analysis); write its three files into `out`."
     check_level(level); check_number("threshold", threshold, 0, 1); top = check_int("top", top, 1)
-    if key is None or response is None: raise TypeError("a coreference report needs both key= and response= (CoNLL files)")
+    if key is None or response is None: raise TypeError("a coreference report needs both key= and response= (CoNLL "
+                                                        "files)")
     files = _coref_files(key, response, errors)
     out = _prepare_out(out)
     rpath, options = (None, {}) if ratings is None else _data_param(ratings, out, kwargs)
@@ -1438,7 +1401,6 @@ def coref_report(
     nb = inject_parameters(template("coref_report"), key=files["key"], response=files["response"], ratings=rpath,
                            options=options, errors=files.get("errors"), level=level, threshold=threshold, seed=seed,
                            top=top, title=title)
-    nb.cells[0].source = f"# {title}\n" + nb.cells[0].source.split("\n", 1)[1]
     execute(nb, out, timeout, progress)
     return _finish(nb, out, title)
 
@@ -1488,7 +1450,7 @@ def annotator_f1(
 # %% ../nbs/60_report.ipynb #809b3926
 @patch
 def annotators(self: SpansReport) -> Section:
-    "Each annotator's F1 against the others with its interval over documents, and its share of boundary and label disagreements."
+    "Each annotator's F1 against the others (interval over documents), its share of boundary and label disagreements."
     s = Section("Each annotator against the others")
     self.sections.append(s)
     f1 = annotator_f1(self.pairs_, self.n_boot, self.ci, self.seed)
@@ -1502,21 +1464,34 @@ def annotators(self: SpansReport) -> Section:
     share = lambda x: pd.Series(np.bincount(who, np.tile(x, 2), len(S.annotators)) /
                                 np.maximum(np.bincount(who, minlength=len(S.annotators)), 1), index=S.annotators)
     n_docs = S.seen.groupby("annotator", sort=False)["doc"].nunique().reindex(S.annotators)
+    per_doc = np.bincount(a, minlength=len(S.annotators)) / n_docs.to_numpy()
     t = f1.reindex(S.annotators).assign(boundary_disagreement=share(diff_b), label_disagreement=share(diff_l),
-                                        spans_per_document=np.bincount(a, minlength=len(S.annotators)) / n_docs.to_numpy())
+                                        spans_per_document=per_doc)
     self.annotators_ = t
     s.para(f"Span F1 ({esc(self.match)} match) of each annotator against all the others, their pairs' counts pooled, "
            f"with a {self.ci:.0%} bootstrap interval over documents ({self.n_boot:,} resamples); then, of the spans it "
            "shares (overlapping) with another annotator, the share with other boundaries and with another label.")
     s.add(html_table(t))
-    vol = -np.abs(np.log(np.maximum(t["spans_per_document"] / t["spans_per_document"].median(), 1e-3)))
-    for name, score, ev in (("span F1", t["f1"], "F1 {:.3f}"), ("boundaries", -t["boundary_disagreement"], "boundaries differ on {:.0%}"),
-                            ("labels", -t["label_disagreement"], "labels differ on {:.0%}"), ("volume", vol, "spans per document x{:.2f} the median")):
-        flag = low_outliers(score.fillna(score.median()))
-        val = {"span F1": t["f1"], "boundaries": t["boundary_disagreement"], "labels": t["label_disagreement"],
-               "volume": t["spans_per_document"] / t["spans_per_document"].median()}[name]
-        self.measures[name] = {w: ev.format(val[w]) for w in flag.index[flag]}
+    self.flag_annotators(t)
     return s
+
+# %% ../nbs/60_report.ipynb #04d65a86
+@patch
+def flag_annotators(self: SpansReport,
+                    t: pd.DataFrame,  # `annotators_`: f1, boundary and label disagreement, spans_per_document
+                   ) -> dict:
+    "Measure -> {annotator: evidence} of the annotators each measure flags, in `measures`."
+    volume = t["spans_per_document"] / t["spans_per_document"].median()
+    for name, score, val, ev in (("span F1", t["f1"], t["f1"], "F1 {:.3f}"),
+                                 ("boundaries", -t["boundary_disagreement"], t["boundary_disagreement"],
+                                  "boundaries differ on {:.0%}"),
+                                 ("labels", -t["label_disagreement"], t["label_disagreement"],
+                                  "labels differ on {:.0%}"),
+                                 ("volume", -np.abs(np.log(np.maximum(volume, 1e-3))), volume,
+                                  "spans per document x{:.2f} the median")):
+        flag = low_outliers(score.fillna(score.median()))
+        self.measures[name] = {w: ev.format(val[w]) for w in flag.index[flag]}
+    return self.measures
 
 # %% ../nbs/60_report.ipynb #e52e01f7
 @patch
@@ -1594,7 +1569,8 @@ def summary(self: SpansReport) -> Section:
     if hasattr(self, "labels_"):
         from crowdnb.spans import ALL
         r = self.labels_.loc[ALL]
-        s.add(in_short([f"Mean pairwise span F1 ({esc(self.match)} match) is {r['mean_f1']:.3f}, micro F1 {r['micro_f1']:.3f}.",
+        s.add(in_short([f"Mean pairwise span F1 ({esc(self.match)} match) is {r['mean_f1']:.3f}, "
+                        f"micro F1 {r['micro_f1']:.3f}.",
                         f"{len(w)} of {len(self.S.annotators)} annotators are flagged by at least two measures"
                         + (": " + ", ".join(f"<b>{esc(x)}</b>" for x in w["id"]) if len(w) else "") + "."]))
     if len(w): s.add(html_table(w.set_index("id")[["methods", "evidence"]]))
@@ -1623,11 +1599,11 @@ def spans_report(
     SpansReport(read_spans(paths, format, **kwargs), match, n_boot, ci, seed, top)   # the errors now, not in the kernel
     out = _prepare_out(out)
     files = [str(Path(p).resolve()) for p in ([paths] if isinstance(paths, (str, os.PathLike)) else paths)]
-    nb = nbformat.reads(resources.files("crowdnb").joinpath("templates", "spans_report.ipynb").read_text(encoding="utf-8"), as_version=4)
+    tpl = resources.files("crowdnb").joinpath("templates", "spans_report.ipynb").read_text(encoding="utf-8")
+    nb = nbformat.reads(tpl, as_version=4)
     title = title or "Span annotation report"
     nb = inject_parameters(nb, paths=files, format=format, options=kwargs, match=match, n_boot=n_boot, ci=ci, seed=seed,
                            top=top, title=title)
-    nb.cells[0].source = f"# {title}\n" + nb.cells[0].source.split("\n", 1)[1]
     execute(nb, out, timeout, progress)
     return _finish(nb, out, title)
 
@@ -1662,7 +1638,7 @@ def ratings(self: QualityReport) -> Section:
     self.sections.append(s)
     if self.plan.kind == "multi-label": _ratings_labels(self, s)
     elif self.J.labels.dtype.kind in "iuf": _ratings_icc(self, s)
-    else: s.left_out = "the labels are neither numbers (intraclass correlations) nor sets of labels (per-label agreement)"
+    else: s.left_out = "the labels are neither numbers (for ICCs) nor sets of labels (for per-label agreement)"
     return s
 
 # %% ../nbs/60_report.ipynb #8bee2a5f

@@ -22,6 +22,7 @@ from test_site import CHROMIUM, DRIVER, FLAGS, PROGRESS, RAW_TEX, needs_browser 
 
 EVIL_WORKER = '<img src=x onerror="alert(1)">'
 EVIL_LABEL = "=HYPERLINK(\"http://evil\",\"x\")"
+EVIL_TITLE = "Crowd <b>$x$</b> *report* `y`"
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +33,7 @@ def crowd_report(tmp_path_factory):
     spam = sorted(sim.spammer.index[sim.spammer])
     df = sim.judgments.replace({"worker": {spam[0]: EVIL_WORKER}, "label": {"L3": EVIL_LABEL}})
     df.to_csv(tmp / "crowd.csv", index=False)
-    page = report(tmp / "crowd.csv", out=tmp / "out", n_boot=200, progress=False)
+    page = report(tmp / "crowd.csv", out=tmp / "out", n_boot=200, progress=False, title=EVIL_TITLE)
     planted = {EVIL_WORKER if w == spam[0] else w for w in spam}
     return page, planted
 
@@ -58,7 +59,9 @@ def test_page_is_clean(crowd_report):
     assert "<script" not in text
     assert "http" not in re.sub(r'HYPERLINK\((&quot;|")http://evil', "", body)        # nothing loads from the network
     assert EVIL_WORKER not in text and "&lt;img src=x onerror=" in text                  # shown, escaped
-    prose = re.sub(r"<[^>]+>", " ", body)
+    shown = "Crowd &lt;b&gt;$x$&lt;/b&gt; *report* `y`"                                  # the title, as typed
+    assert f'<h1 class="title">{shown}</h1>' in body and f"<title>{shown}</title>" in text
+    prose = re.sub(r"<[^>]+>", " ", body).replace(shown, "")
     assert "Traceback" not in prose and 'class="output error"' not in body
     assert not RAW_TEX.search(prose), RAW_TEX.search(prose)
     assert not PROGRESS.search(prose)

@@ -16,7 +16,8 @@ import pytest
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT))
-from tools.site.build import build, clean_stream, group_of, slugify, split_directives  # noqa: E402
+from tools.site.build import build, group_of  # noqa: E402
+from crowdnb.render import clean_stream, slugify, split_directives  # noqa: E402
 
 CHROMIUM = os.environ.get("CHROME_BIN") or next(
     (shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None)

@@ -1,50 +1,70 @@
 """Execute every notebook top to bottom (slow cells included) and build the documentation site in _site/.
 
 No Quarto needed: notebooks are executed with nbdev's runner (execnb) on copies in _site/executed/, with
-`CROWDNB_PROGRESS=0` (no progress bars in the outputs), then the site is built from those executed copies
-by tools/site/build.py (nbdev's processors, sidebar, table of contents, local MathJax; see that file).
-A page "Reproduction run" lists each notebook's status and time. Stops with exit status 1 if any notebook
-fails (the site is still written, with the failing notebook's error on its page).
-Usage: python tools/reproduce.py [--out _site] [--only WORD] [--save]   (--save: write outputs back into nbs/)
+`CROWDNB_PROGRESS=0` (no progress bars in the outputs), in a pool of worker processes (one per core by default,
+`--jobs N` to change it; each notebook in a process of its own, from nbs/, writing only its own copy and its own
+temporary folders), then the site is built from those executed copies by tools/site/build.py (nbdev's
+processors, sidebar, table of contents, local MathJax; see that file). A page "Reproduction run" lists each
+notebook's status and time. Stops with exit status 1 if any notebook fails (the site is still written, with the
+failing notebook's error on its page).
+Usage: python tools/reproduce.py [--out _site] [--only WORD] [--save] [--jobs N]   (--save: write outputs back into nbs/)
 """
 from __future__ import annotations
-import argparse, json, os, shutil, sys, time, traceback
+import argparse, json, multiprocessing, os, shutil, sys, time, traceback
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
-def run(out: Path, only: str = "", save: bool = False) -> int:
+def execute_one(copy: str) -> tuple:
+    "Execute the notebook copy in place, from nbs/ (as in tests); (ok, seconds)."
     from nbdev.test import test_nb
     os.environ.setdefault("MPLBACKEND", "Agg")
     os.environ["CROWDNB_PROGRESS"] = "0"      # crowdnb's progress=None default: no bars in stored outputs
+    t0 = time.time()
+    os.chdir(ROOT / "nbs")
+    try: ok, _ = test_nb(copy, skip_flags=[], force_flags=["slow"], save=True, showerr=True, cell_timeout=3600)
+    except Exception: traceback.print_exc(); ok = False
+    return ok, time.time() - t0
+
+
+def save_outputs(nb: Path, copy: Path):
+    "Write the executed copy's outputs back into the source notebook (sources and metadata unchanged)."
+    d = json.loads(copy.read_text())
+    src = json.loads(nb.read_text())
+    for c_src, c_run in zip(src["cells"], d["cells"]):
+        if c_src["cell_type"] == "code": c_src["outputs"] = c_run.get("outputs", [])
+    nb.write_text(json.dumps(src, indent=1, ensure_ascii=False) + "\n")
+
+
+def run(out: Path, only: str = "", save: bool = False, jobs: int | None = None) -> int:
     out = out.resolve()
+    jobs = max(1, jobs or os.cpu_count() or 1)
     nbs = sorted(p for p in (ROOT / "nbs").glob("*.ipynb") if only in p.name and not p.name.startswith("_"))
     exe = out / "executed"; exe.mkdir(parents=True, exist_ok=True)
     for old in exe.glob("*.ipynb"): old.unlink()
-    report, failed, t_all, started = [], [], time.time(), time.strftime("%Y-%m-%d %H:%M")
-    for nb in nbs:
-        copy = exe / nb.name
-        shutil.copy(nb, copy)
-        print(f"executing {nb.name} ...", flush=True)
-        t0 = time.time(); cwd = os.getcwd(); os.chdir(nb.parent)   # notebooks run from nbs/, as in tests
-        try: ok, _ = test_nb(copy, skip_flags=[], force_flags=["slow"], save=True, showerr=True, cell_timeout=3600)
-        except Exception: traceback.print_exc(); ok = False
-        finally: os.chdir(cwd)
-        secs = time.time() - t0
-        if ok and save:
-            d = json.loads(copy.read_text())
-            src = json.loads(nb.read_text())
-            for c_src, c_run in zip(src["cells"], d["cells"]):
-                if c_src["cell_type"] == "code": c_src["outputs"] = c_run.get("outputs", [])
-            nb.write_text(json.dumps(src, indent=1, ensure_ascii=False) + "\n")
-        report.append((nb.name, ok, secs))
-        print(f"  {'ok' if ok else 'FAILED'} in {secs:.1f}s", flush=True)
-        if not ok: failed.append(nb.name)
+    for nb in nbs: shutil.copy(nb, exe / nb.name)
+    done, t_all, started = {}, time.time(), time.strftime("%Y-%m-%d %H:%M")
+    print(f"executing {len(nbs)} notebooks in {min(jobs, len(nbs) or 1)} processes ...", flush=True)
+    # a fresh process per notebook: execnb's shell takes over the process's __main__, so a process is not reused
+    from tools.reproduce import execute_one as one     # by its module's name, which a fresh process can import
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=min(jobs, len(nbs) or 1), mp_context=ctx, max_tasks_per_child=1) as pool:
+        futures = {pool.submit(one, str(exe / nb.name)): nb for nb in nbs}
+        for f in as_completed(futures):
+            nb = futures[f]
+            try: ok, secs = f.result()
+            except Exception: traceback.print_exc(); ok, secs = False, 0.0   # the worker process died
+            if ok and save: save_outputs(nb, exe / nb.name)
+            done[nb.name] = (nb.name, ok, secs)
+            print(f"  {nb.name}: {'ok' if ok else 'FAILED'} in {secs:.1f}s", flush=True)
+    report = [done[nb.name] for nb in nbs]            # in notebook order, whatever order they finished in
+    failed = [n for n, ok, _ in report if not ok]
     print(f"executed {len(nbs)} notebooks in {time.time() - t_all:.0f} s; building the site ...", flush=True)
     from tools.site.build import build
-    build(out, exe, report=report, source_label=f"notebooks executed in a run started {started}")
+    build(out, exe, report=report, source_label=f"notebooks executed in a run started {started}", workers=jobs)
     print(f"\nsite: open {(out / 'index.html').resolve()} in a browser (it reads offline)")
     if failed: print(f"FAILED notebooks: {', '.join(failed)}"); return 1
     return 0
@@ -54,5 +74,6 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", default=str(ROOT / "_site")); ap.add_argument("--only", default="")
     ap.add_argument("--save", action="store_true")
+    ap.add_argument("--jobs", type=int, default=None, help="worker processes (default: os.cpu_count())")
     a = ap.parse_args()
-    sys.exit(run(Path(a.out), a.only, a.save))
+    sys.exit(run(Path(a.out), a.only, a.save, a.jobs))

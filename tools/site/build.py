@@ -2,9 +2,10 @@
 
 Each notebook goes through nbdev's documentation processors (`tools/site/proc.py`: what `nbdev-proc-nbs`
 does: directives applied, `#| hide` cells removed, `#| export` code replaced by its `show_doc`, `show_doc`
-executed into nbdev's markdown with the docments table), then is rendered here to HTML: markdown with
-markdown-it, code with Pygments, math left to a MathJax copied from the `jupyter-server-mathjax` package,
-outputs as stored (stderr progress-bar frames dropped). Pages carry a sidebar grouped by layer (from the
+executed into nbdev's markdown with the docments table), then is rendered to HTML by `crowdnb.render` (the one
+notebook-to-HTML renderer, shared with `crowdnb report`; its page template is `crowdnb/assets/page.html`):
+markdown with markdown-it, code with Pygments, outputs as stored (stderr progress-bar frames dropped). Math is
+left to a MathJax copied from the `jupyter-server-mathjax` package; figures are written to figures/. Pages carry a sidebar grouped by layer (from the
 notebook number: 0x core, 1x CrowdTruth, 2x agreement, 3x models, 4x coreference, 5x reproductions,
 9x command line), a table of contents, and previous/next links. The look is one CSS file, `crowdnb/assets/site.css`, shared with `crowdnb report`.
 
@@ -13,12 +14,14 @@ Usage (from the project root):
     python -m tools.site.build --out _site --nbs _site/executed # from executed copies (make reproduce)
 """
 from __future__ import annotations
-import argparse, base64, html, json, os, re, shutil, subprocess, sys, tempfile, time
+import argparse, html, json, os, re, shutil, subprocess, sys, tempfile, time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
+sys.path.insert(0, str(ROOT))
+from crowdnb.render import EXTENSIONS, NotebookRenderer, data_of, page_html, title_cell, toc_html  # noqa: E402
 CSS = ROOT / "crowdnb" / "assets" / "site.css"   # one home: the package ships it for `crowdnb report`
 GROUPS = {0: "Core", 1: "CrowdTruth", 2: "Agreement", 3: "Annotation models", 4: "Coreference",
           5: "Reproductions", 9: "Command line"}
@@ -26,120 +29,45 @@ DOC_URL = "https://crowdnb.github.io/crowdnb/"   # nbdev's doc_host + doc_baseur
 MATHJAX_KEEP = ["MathJax.js", "config/TeX-AMS-MML_HTMLorMML-full.js", "extensions", "jax/input", "jax/element",
                 "jax/output/HTML-CSS", "fonts/HTML-CSS", "localization/en", "LICENSE"]
 
-# ---------------------------------------------------------------- text helpers
-ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-# a tqdm frame: "desc:  40%|####      | 8/20 [00:00<00:00, 32.54it/s]" or "desc: 5it [00:01, 3.2it/s]"
-TQDM = re.compile(r"\d+%\|.*\||\|\s*\d[\d.]*[kMG]?/\d[\d.]*[kMG]?\s*\[|\[\d+:\d\d(:\d\d)?(<|,\s)|"
-                  r"\d[\d.]*\s*(it/s|s/it)\]?\s*$")
+BRAND = '<a class="brand" href="index.html">crowdnb</a>'
+# the stylesheet, and MathJax (tex2jax, processClass "tex": it typesets the formulas crowdnb.render marks, nothing else)
+HEAD = r"""<link rel="stylesheet" href="assets/site.css">
+<script type="text/x-mathjax-config">
+MathJax.Hub.Config({
+  tex2jax: {inlineMath: [["\\(", "\\)"], ["$", "$"]], displayMath: [["\\[", "\\]"], ["$$", "$$"]], processEscapes: true,
+            processClass: "tex", ignoreClass: "tex2jax_ignore"},
+  TeX: {extensions: ["AMSmath.js", "AMSsymbols.js", "noUndefined.js"]},
+  "HTML-CSS": {availableFonts: ["STIX-Web"], preferredFont: "STIX-Web", webFont: "STIX-Web", imageFont: null, scale: 95,
+               EqnChunk: 500, EqnChunkFactor: 1, EqnChunkDelay: 0},
+  processSectionDelay: 0,
+  showMathMenu: false, messageStyle: "none", menuSettings: {zoom: "None", CHTMLpreview: false},
+  "fast-preview": {disabled: true}
+});
+MathJax.Hub.Queue(function () { document.documentElement.setAttribute("data-math", "done"); });
+</script>
+<script src="assets/mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full"></script>"""
+TOC_SCRIPT = r"""<script>
+/* table of contents: mark the section being read */
+(function () {
+  var links = {}, toc = document.querySelectorAll('nav.toc a');
+  if (!toc.length || !window.IntersectionObserver) return;
+  toc.forEach(function (a) { links[decodeURIComponent(a.getAttribute('href').slice(1))] = a; });
+  var heads = Array.prototype.filter.call(document.querySelectorAll('main h2[id], main h3[id]'), function (h) { return links[h.id]; });
+  var obs = new IntersectionObserver(function () {
+    var cur = null;
+    heads.forEach(function (h) { if (h.getBoundingClientRect().top < 120) cur = h; });
+    toc.forEach(function (a) { a.classList.remove('active'); });
+    if (cur) links[cur.id].classList.add('active');
+  }, {rootMargin: '0px 0px -60% 0px'});
+  heads.forEach(function (h) { obs.observe(h); });
+})();
+</script>"""
 
-
-def is_progress(seg: str) -> bool:
-    "Is this piece of a stream (between carriage returns / newlines) a progress-bar frame?"
-    return bool(TQDM.search(seg))
-
-
-def clean_stream(text: str, name: str) -> str:
-    "Terminal semantics for `\\r` (keep the last frame of a line); drop stderr progress-bar frames entirely."
-    lines = []
-    for raw in ANSI.sub("", text).split("\n"):
-        segs = raw.split("\r")
-        if name == "stderr": segs = [s for s in segs if not is_progress(s)]
-        if len(segs) > 1: segs = [next((s for s in reversed(segs) if s.strip()), "")]
-        if segs: lines.append(segs[0])
-    return "\n".join(lines).strip("\n") if "".join(lines).strip() else ""
-
-
-def slugify(text: str) -> str:
-    "Pandoc's (and so Quarto's) automatic heading identifier, which nbdev's doc links point to."
-    s = re.sub(r"[^\w\s.\-]", "", text.strip().lower())
-    s = re.sub(r"\s+", "-", s)
-    s = re.sub(r"^[^a-z_]+", "", s) if re.search(r"[a-z_]", s) else ""
-    return s or "section"
+# ---------------------------------------------------------------- notebook fields
 
 
 def src_of(cell) -> str:
-    s = cell.get("source", "")
-    return "".join(s) if isinstance(s, list) else s
-
-
-def data_of(v) -> str:
-    return "".join(v) if isinstance(v, list) else str(v)
-
-
-DIRECTIVE = re.compile(r"^\s*#\|\s*([\w-]+)\s*:?\s*(.*?)\s*$")
-
-
-def split_directives(src: str):
-    "Leading `#| key: value` lines of a code cell -> ({key: value}, rest of the source)."
-    lines, dirs = src.splitlines(), {}
-    while lines and (DIRECTIVE.match(lines[0]) or not lines[0].strip()):
-        m = DIRECTIVE.match(lines.pop(0))
-        if m: dirs[m[1].lower()] = m[2] or "true"
-    body = "\n".join(l for l in lines if not DIRECTIVE.match(l))   # directives further down, too
-    return dirs, body.strip("\n")
-
-# ---------------------------------------------------------------- markdown
-
-
-def _highlight(code: str, lang: str, _attrs=None) -> str:
-    from pygments import highlight
-    from pygments.formatters import HtmlFormatter
-    from pygments.lexers import get_lexer_by_name, TextLexer
-    try: lexer = get_lexer_by_name(lang or "text")
-    except Exception: lexer = TextLexer()
-    body = highlight(code, lexer, HtmlFormatter(nowrap=True))
-    return f'<pre class="highlight"><code>{body}</code></pre>'
-
-
-def make_markdown(link_map):
-    from markdown_it import MarkdownIt
-    from mdit_py_plugins.dollarmath import dollarmath_plugin
-    from mdit_py_plugins.attrs import attrs_plugin
-    from mdit_py_plugins.footnote import footnote_plugin
-    md = MarkdownIt("commonmark", {"html": True, "highlight": _highlight}).enable(["table", "strikethrough"])
-    md.use(dollarmath_plugin, allow_labels=False, allow_space=True, allow_digits=True, double_inline=True)
-    md.use(attrs_plugin).use(footnote_plugin)
-
-    def tex(display: bool):   # MathJax (tex2jax, processClass "tex") typesets these and nothing else
-        tag, cls, fmt = ("div", "tex tex-display", "\\[%s\\]") if display else ("span", "tex tex-inline", "\\(%s\\)")
-        return lambda self, tokens, idx, options, env: \
-            f'<{tag} class="{cls}">{html.escape(fmt % tokens[idx].content.strip(), quote=False)}</{tag}>'
-    for rule, display in [("math_inline", False), ("math_inline_double", True), ("math_block", True)]:
-        md.add_render_rule(rule, tex(display))
-
-    def heading_open(self, tokens, idx, options, env):
-        tok, inline = tokens[idx], tokens[idx + 1]
-        text = "".join(t.content for t in (inline.children or []) if t.type in ("text", "code_inline", "math_inline"))
-        hid = tok.attrGet("id") or slugify(text)
-        base, n = hid, 1
-        while hid in env["ids"]: hid, n = f"{base}-{n}", n + 1
-        env["ids"].add(hid); tok.attrSet("id", hid)
-        level = int(tok.tag[1])
-        if level in (2, 3):
-            label = re.sub(r"</?a\b[^>]*>", "", self.renderInline(inline.children or [], options, env))
-            env["toc"].append((level, hid, label))
-        env["hstack"].append(hid)
-        return self.renderToken(tokens, idx, options, env)
-
-    def heading_close(self, tokens, idx, options, env):
-        hid = env["hstack"].pop()
-        return f'<a class="anchor" href="#{hid}" aria-label="link to this section">#</a></{tokens[idx].tag}>\n'
-
-    def link_open(self, tokens, idx, options, env):
-        tok = tokens[idx]
-        href = tok.attrGet("href") or ""
-        tok.attrSet("href", link_map(href))
-        if href.startswith(DOC_URL) and tok.attrGet("href") != href: tok.attrSet("class", "doclink")
-        style = tok.attrGet("style") or ""
-        if "float" in style:   # nbdev's "[source](...){target=_blank style=float:right}" on show_doc
-            tok.attrs.pop("style", None); tok.attrSet("class", "source-link")
-        if re.match(r"https?:", tok.attrGet("href")): tok.attrSet("class", (tok.attrGet("class") or "") + " external")
-        return self.renderToken(tokens, idx, options, env)
-
-    md.add_render_rule("heading_open", heading_open)
-    md.add_render_rule("heading_close", heading_close)
-    md.add_render_rule("link_open", link_open)
-    return md
+    return data_of(cell.get("source", ""))
 
 # ---------------------------------------------------------------- pages
 
@@ -207,20 +135,6 @@ def split_title_cell(cells: list) -> list:
     return cells
 
 
-def title_from_markdown(cells):
-    "For a notebook nbdev could not process: take `# Title` / `> subtitle` from the first markdown cell and drop them."
-    for c in cells:
-        if c["cell_type"] != "markdown": continue
-        lines, title, desc = src_of(c).splitlines(), "", ""
-        if lines and lines[0].startswith("# "):
-            title = lines.pop(0)[2:].strip()
-            while lines and not lines[0].strip(): lines.pop(0)
-            if lines and lines[0].startswith("> "): desc = lines.pop(0)[2:].strip()
-            c["source"] = "\n".join(lines)
-        return title, desc
-    return "", ""
-
-
 def process_all(nbs, out_dir: Path, workers: int = 2):
     "nbdev's processors on every notebook, in `workers` child processes."
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
@@ -255,7 +169,8 @@ def load_pages(nbs_dir: Path, only=None, workers: int = 2):
                 print(f"warning: nbdev could not process {nb.name} ({pg.problem}); rendering it unprocessed", file=sys.stderr)
             pg.cells = d["cells"]
             fm = front_matter(pg.cells)
-            t, desc = ("", "") if pg.processed else title_from_markdown(pg.cells)
+            t, desc = "", ""
+            if not pg.processed: t, desc, pg.cells = title_cell(pg.cells)   # nbdev's front matter, by hand
             pg.title = str(fm.get("title") or t or nb.stem)
             pg.description = str(fm.get("description") or desc or "")
             pg.href = fm.get("output-file") or nbdev_href(nb.stem)
@@ -274,12 +189,12 @@ def load_pages(nbs_dir: Path, only=None, workers: int = 2):
 
 
 class Renderer:
+    "`crowdnb.render.NotebookRenderer` with the site's links (to its pages) and figures (files in figures/)."
     def __init__(self, pages, out: Path):
-        self.out = out
         self.by_stem = {p.stem: p for p in pages}
         self.by_href = {p.href: p for p in pages}
-        self.md = make_markdown(self.link)
         self.figures = out / "figures"
+        self.nb = NotebookRenderer(link=self.link, figure=self.save_figure)
 
     def link(self, href: str) -> str:
         "nbdev's absolute doc links and links to notebooks -> the local pages."
@@ -293,77 +208,18 @@ class Renderer:
         if m and m[1] in self.by_stem: return self.by_stem[m[1]].href + (m[2] or "")
         return href
 
-    def markdown(self, text: str, env) -> str:
-        return self.md.render(text, env)
-
-    def outputs(self, page: Page, ci: int, outs, asis: bool, env) -> str:
-        merged = []
-        for o in outs:   # join consecutive pieces of one stream
-            if o["output_type"] == "stream" and merged and merged[-1]["output_type"] == "stream" \
-                    and merged[-1].get("name") == o.get("name"):
-                merged[-1] = dict(merged[-1], text=data_of(merged[-1]["text"]) + data_of(o["text"]))
-            else: merged.append(o)
-        parts = []
-        for k, o in enumerate(merged):
-            t = o["output_type"]
-            if t == "stream":
-                text = clean_stream(data_of(o.get("text", "")), o.get("name", "stdout"))
-                if text: parts.append(f'<pre class="output stream {o.get("name", "stdout")}">{html.escape(text)}</pre>')
-            elif t == "error":
-                tb = ANSI.sub("", "\n".join(o.get("traceback") or [f'{o.get("ename")}: {o.get("evalue")}']))
-                parts.append(f'<pre class="output error">{html.escape(tb)}</pre>')
-            elif t in ("execute_result", "display_data"):
-                parts.append(self.mime(page, ci, k, o.get("data", {}), o.get("metadata", {}), asis, env))
-        return "".join(parts)
-
-    def mime(self, page, ci, k, data, meta, asis, env) -> str:
-        order = (["text/markdown"] if asis else []) + ["text/html", "image/svg+xml", "image/png", "image/jpeg",
-                                                        "image/gif", "text/markdown", "text/latex", "text/plain"]
-        mt = next((m for m in order if m in data), None)
-        if mt is None: return ""
-        v = data[mt]
-        if mt == "text/markdown": return f'<div class="output markdown">{self.markdown(data_of(v), env)}</div>'
-        if mt == "text/html":
-            return f'<div class="output html tex">{data_of(v)}</div>'   # "$x$" in a table cell: typeset, as Jupyter does
-        if mt.startswith("image/"):
-            ext = {"image/svg+xml": "svg", "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif"}[mt]
-            name = f"{Path(page.href).stem}-{ci}-{k}.{ext}"
-            self.figures.mkdir(parents=True, exist_ok=True)
-            if ext == "svg": (self.figures / name).write_text(data_of(v))
-            else: (self.figures / name).write_bytes(base64.b64decode(data_of(v)))
-            m = meta.get(mt, {}) if isinstance(meta.get(mt), dict) else {}
-            size = "".join(f' {a}="{int(m[a])}"' for a in ("width", "height") if isinstance(m.get(a), (int, float)))
-            alt = html.escape(data_of(data.get("text/plain", "figure")), quote=True)
-            return f'<div class="output figure"><img src="figures/{name}" alt="{alt}"{size}></div>'
-        if mt == "text/latex":
-            return f'<div class="output latex">{self.markdown(data_of(v), env)}</div>'
-        return f'<pre class="output text">{html.escape(ANSI.sub("", data_of(v)))}</pre>'
+    def save_figure(self, mime: str, data: str, name: str) -> str:
+        "Write a figure into figures/; its src."
+        import base64
+        fname = f"{name}.{EXTENSIONS[mime]}"
+        self.figures.mkdir(parents=True, exist_ok=True)
+        if mime == "image/svg+xml": (self.figures / fname).write_text(data)
+        else: (self.figures / fname).write_bytes(base64.b64decode(data))
+        return f"figures/{fname}"
 
     def page_body(self, page: Page):
-        env = {"ids": set(), "toc": [], "hstack": []}
-        parts = []
-        for ci, c in enumerate(page.cells):
-            ct = c["cell_type"]
-            if ct == "markdown":
-                parts.append(f'<div class="cell markdown">{self.markdown(src_of(c), env)}</div>')
-            elif ct == "code":
-                dirs, body = split_directives(src_of(c))
-                if not page.processed:   # nbdev's own directives, applied by hand
-                    if {"hide", "default_exp", "include"} & set(dirs) and dirs.get("include", "false") != "true": continue
-                if dirs.get("include") == "false": continue
-                echo = dirs.get("echo", "true") != "false"
-                asis = dirs.get("output") == "asis"
-                show_out = dirs.get("output", "true") != "false"
-                doc = bool(re.match(r"\s*show_doc\(", body))
-                inner = []
-                if echo and body.strip():
-                    inner.append(f'<div class="input">{_highlight(body, "python")}</div>')
-                if show_out:
-                    outs = self.outputs(page, ci, c.get("outputs", []), asis, env)
-                    if outs: inner.append(f'<div class="outputs">{outs}</div>')
-                if inner: parts.append(f'<div class="cell code{" doc" if doc else ""}">{"".join(inner)}</div>')
-        page.toc, page.ids = env["toc"], env["ids"]
-        page.body = "\n".join(parts)
+        r = self.nb.cells_html(page.cells, name=Path(page.href).stem, processed=page.processed)
+        page.toc, page.ids, page.body = r.toc, r.ids, r.body
 
 # ---------------------------------------------------------------- site
 
@@ -380,12 +236,6 @@ def sidebar(pages, current: Page) -> str:
         out.append(f'<li><a href="{p.href}"{cur}>{html.escape(p.title)}</a></li>')
     out.append("</ul></div>")
     return "\n".join(out)
-
-
-def toc_html(page: Page) -> str:
-    if not page.toc: return ""
-    items = "".join(f'<li class="toc-h{lvl}"><a href="#{hid}">{label}</a></li>' for lvl, hid, label in page.toc)
-    return f'<nav class="toc" aria-label="On this page"><div class="toc-title">On this page</div><ul>{items}</ul></nav>'
 
 
 def pager(pages, i: int) -> str:
@@ -435,11 +285,6 @@ def copy_mathjax(dest: Path) -> bool:
     return True
 
 
-def fill(template: str, **values) -> str:
-    "`${name}` placeholders of page.html -> values (any other `$` is left alone: the MathJax config has some)."
-    return re.sub(r"\$\{(\w+)\}", lambda m: values[m[1]], template)
-
-
 def version() -> str:
     m = re.search(r'__version__\s*=\s*"([^"]+)"', (ROOT / "crowdnb" / "__init__.py").read_text())
     return m[1] if m else ""
@@ -481,18 +326,17 @@ def build(out: Path, nbs_dir: Path = ROOT / "nbs", *, report=None, source_label:
     assets = out / "assets"; assets.mkdir(exist_ok=True)
     shutil.copy2(CSS, assets / "site.css")
     copy_mathjax(assets / "mathjax")
-    tpl = (HERE / "page.html").read_text()
     ver = version()
     for i, p in enumerate(pages):
         note = "" if p.processed else (f'<div class="callout warning">nbdev could not process this notebook '
                                        f'({html.escape(p.problem)}); it is shown without its API documentation.</div>')
         src = "" if p.stem == "reproduce" else f"Source: <code>nbs/{html.escape(p.src.name)}</code> · "
-        (out / p.href).write_text(fill(tpl,
-            title=html.escape(p.title), page_title=html.escape(p.title if p.stem == "index" else f"{p.title} – crowdnb"),
-            description=html.escape(p.description), sidebar=sidebar(pages, p), toc=toc_html(p), pager=pager(pages, i),
-            body=note + p.body, version=html.escape(ver), footer=src + f"built from {html.escape(source_label)}",
-            subtitle="" if not p.description else f'<p class="subtitle">{r.md.renderInline(p.description)}</p>'),
-            encoding="utf-8")
+        (out / p.href).write_text(page_html(
+            note + p.body, p.title, r.nb.md.renderInline(p.description) if p.description else "", toc_html(p.toc),
+            head=HEAD, sidebar=sidebar(pages, p), pager=pager(pages, i), scripts=TOC_SCRIPT, body_class="tex2jax_ignore",
+            page_title=html.escape(p.title if p.stem == "index" else f"{p.title} – crowdnb"),
+            description=html.escape(p.description), version=html.escape(ver), brand=BRAND,
+            footer=src + f"built from {html.escape(source_label)}"), encoding="utf-8")
     print(f"site: {len(pages)} pages in {time.time() - t0:.1f} s -> {out / (pages[0].href if pages else 'index.html')}")
     return pages
 
