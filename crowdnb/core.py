@@ -541,7 +541,11 @@ def _duplicated(out: pd.DataFrame, key: list, known: dict = {}) -> np.ndarray:
         k, u = known[c] if known.get(c) is not None else pd.factorize(out[c])
         if n * (len(u) + 1) >= 2**62: return out.duplicated(key, keep=False).to_numpy()
         code, n = code * (len(u) + 1) + k + 1, n * (len(u) + 1)
-    return pd.Series(code).duplicated(keep=False).to_numpy()
+    order = np.argsort(code, kind="stable")                     # a sort, not a hash: the codes cluster
+    same = code[order[1:]] == code[order[:-1]]
+    dup = np.zeros(len(code), bool)
+    dup[order[1:][same]] = dup[order[:-1][same]] = True
+    return dup
 
 # %% ../nbs/00_core.ipynb #6c995e89
 def canonical_frame(df, unit="unit", worker="worker", label="label", **kwargs):
