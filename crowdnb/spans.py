@@ -919,32 +919,29 @@ def read_doccano(
     s, e, l = _doccano_columns(tri, ents, kt, ke, where)
     return record_spans(recs, np.repeat(np.arange(len(recs)), np.add(kt, ke)), s, e, l, texts, labels)
 
-# %% ../nbs/12_spans.ipynb #a9cbcf5e
-def _iob_fields(text: str) -> tuple[list, np.ndarray]:
-    "(every field of `text`, the number of fields on each line): one split, and a scan of the bytes for the counts."
-    b = np.frombuffer(text.encode("utf-8"), np.uint8)
-    nl, cr = b == 10, b == 13
-    odd = np.isin(b, (11, 12, 28, 29, 30)).any() or (cr & ~np.r_[nl[1:], False]).any()   # other line breaks
-    if not odd:
-        sp = (b == 32) | (b == 9) | cr | nl
-        at = np.flatnonzero(~sp & np.r_[True, sp[:-1]])                   # the first byte of each field
-        n = np.bincount((np.cumsum(nl) - nl)[at], minlength=int(nl.sum()) + int(len(b) > 0 and b[-1] != 10))
-        fields = text.split()
-        if len(fields) == n.sum(): return fields, n                       # no other (unicode) whitespace
-    cs = list(map(str.split, text.splitlines()))
-    return list(chain.from_iterable(cs)), np.fromiter(map(len, cs), np.int64, len(cs))
-
 # %% ../nbs/12_spans.ipynb #d48e9363
 def _iob_file(p: Path, column: int):
     "(tokens, tags, line numbers, document index, sentence index) of a CoNLL file: split once, indexed as arrays."
+    def _iob_fields(text: str) -> tuple[list, np.ndarray]:
+        "(every field of `text`, the number of fields on each line): one split, and a scan of the bytes for the counts."
+        b = np.frombuffer(text.encode("utf-8"), np.uint8)
+        nl, cr = b == 10, b == 13
+        odd = np.isin(b, (11, 12, 28, 29, 30)).any() or (cr & ~np.r_[nl[1:], False]).any()   # other line breaks
+        if not odd:
+            sp = (b == 32) | (b == 9) | cr | nl
+            at = np.flatnonzero(~sp & np.r_[True, sp[:-1]])                   # the first byte of each field
+            n = np.bincount((np.cumsum(nl) - nl)[at], minlength=int(nl.sum()) + int(len(b) > 0 and b[-1] != 10))
+            fields = text.split()
+            if len(fields) == n.sum(): return fields, n                       # no other (unicode) whitespace
+        cs = list(map(str.split, text.splitlines()))
+        return list(chain.from_iterable(cs)), np.fromiter(map(len, cs), np.int64, len(cs))
     fields, n = _iob_fields(p.read_text(encoding="utf-8-sig"))
     fields, at = np.array([*fields, None], dtype=object)[:-1], np.cumsum(n) - n
     first = np.where(n > 0, fields[np.minimum(at, len(fields) - 1)], "")
     ds = first == "-DOCSTART-"
     tok = (n > 0) & ~ds
-    one = np.flatnonzero(tok & (n < 2))
-    if len(one):
-        raise ValueError(f"IOB file {str(p)!r} line {one[0] + 1} has one column; expected the token and its tag")
+    o = np.flatnonzero(tok & (n < 2))                            # lines of one column
+    if len(o): raise ValueError(f"IOB file {str(p)!r} line {o[0] + 1} has one column; expected the token and its tag")
     idx = np.flatnonzero(tok)
     if not len(idx): raise ValueError(f"IOB file {str(p)!r} holds no token")
     col = column if column >= 0 else n[idx] + column
@@ -1077,20 +1074,16 @@ def continuum(
     return k.index[k >= A], n[k >= A]
 
 # %% ../nbs/12_spans.ipynb #26f5c186
-def _flatten(d, a, s, e) -> tuple:
-    "Overlapping spans of one annotator (and document) merged into one unit each: (d, a, s, e) sorted."
+def _units_and_gaps(d, a, s, e, lengths: np.ndarray, A: int) -> tuple:
+    "(d, a, s, e, gaps): overlapping spans of one annotator (and document) merged into units, sorted; the gap lengths."
     o = np.lexsort((s, a, d))
     d, a, s, e = d[o], a[o], s[o], e[o]
-    if not len(s): return d, a, s, e
-    grp = np.r_[True, (d[1:] != d[:-1]) | (a[1:] != a[:-1])]
-    reach = pd.Series(e).groupby(np.cumsum(grp)).cummax().to_numpy()
-    new = grp | (s >= np.r_[0, reach[:-1]])
-    return d[new], a[new], s[new], pd.Series(e).groupby(np.cumsum(new)).max().to_numpy()
-
-# %% ../nbs/12_spans.ipynb #0a55752d
-def _gap_lengths(d, a, s, e, lengths: np.ndarray, A: int) -> np.ndarray:
-    "Lengths of the gaps of every annotator in every document (units sorted by doc, annotator, start; no overlaps)."
-    first = np.r_[True, (d[1:] != d[:-1]) | (a[1:] != a[:-1])][: len(d)]
+    if len(s):
+        grp = np.r_[True, (d[1:] != d[:-1]) | (a[1:] != a[:-1])]
+        reach = pd.Series(e).groupby(np.cumsum(grp)).cummax().to_numpy()
+        new = grp | (s >= np.r_[0, reach[:-1]])
+        d, a, s, e = d[new], a[new], s[new], pd.Series(e).groupby(np.cumsum(new)).max().to_numpy()
+    first = np.r_[True, (d[1:] != d[:-1]) | (a[1:] != a[:-1])][: len(d)]     # the gaps of every annotator and document
     last = np.r_[first[1:], True][: len(d)]
     inner = np.where(first, s, s - np.r_[0, e[:-1]])
     tail = lengths[d[last]] - e[last]
@@ -1098,7 +1091,7 @@ def _gap_lengths(d, a, s, e, lengths: np.ndarray, A: int) -> np.ndarray:
     has[d, a] = True
     empty = np.repeat(lengths, A - has.sum(1))                     # an annotator with no unit: one gap, the document
     g = np.concatenate([inner, tail, empty])
-    return g[g > 0]
+    return d, a, s, e, g[g > 0]
 
 # %% ../nbs/12_spans.ipynb #add2c570
 def _observed_u(d, a, s, e, A) -> float:
@@ -1133,11 +1126,10 @@ def _alpha_u_parts(S: Spans) -> pd.DataFrame:
     rows = {}
     for c, lab in enumerate(S.labels):                             # a loop over the (few) labels
         m = l[keep] == c
-        dc, ac, sc, ec = _flatten(d[keep][m], a[keep][m], s[m], e[m])
+        dc, ac, sc, ec, gaps = _units_and_gaps(d[keep][m], a[keep][m], s[m], e[m], lengths, A)
         if len(sc) < m.sum():
             warnings.warn(f"{int(m.sum() - len(sc))} overlapping span(s) of one annotator labelled {lab!r} merged "
                           "into one unit (α_U needs units of a label not to overlap)", stacklevel=3)
-        gaps = _gap_lengths(dc, ac, sc, ec, lengths, A)
         rows[lab] = dict(observed=_observed_u(dc, ac, sc, ec, A) / (A * (A - 1) * L**2),
                          expected=_expected_u(ec - sc, gaps, A, L), units=len(sc))
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis("label")
@@ -1165,21 +1157,6 @@ def dissimilarity(
     pos = ((np.abs(s1 - s2) + np.abs(e1 - e2)) / ((e1 - s1) + (e2 - s2))) ** 2
     return pos + (c1 != c2)
 
-# %% ../nbs/12_spans.ipynb #04f7d163
-def _edges(d, a, s, e, c, n: int, delta: float):
-    "Pairs (i < j) of units of different annotators with d <= (n - 1 + C(n, 2))Δ: sorted keys i*N+j and their d."
-    bound = (n - 1 + n * (n - 1) / 2) * delta
-    lmax = np.zeros(d.max(initial=0) + 1, np.int64)
-    np.maximum.at(lmax, d, e - s)
-    i, j = overlapping_pairs(d, s, e, reach=np.sqrt(bound) * ((e - s) + lmax[d]))
-    swap = a[i] > a[j]
-    i, j = np.where(swap, j, i), np.where(swap, i, j)
-    dd = dissimilarity(s[i], e[i], c[i], s[j], e[j], c[j])
-    k = (a[i] != a[j]) & (dd <= bound + 1e-12)
-    key = i[k] * len(s) + j[k]
-    o = np.argsort(key)
-    return key[o], dd[k][o]
-
 # %% ../nbs/12_spans.ipynb #7a71d53e
 def _extend(T: np.ndarray, cost: np.ndarray, M: np.ndarray, a, keys, dd, N: int):
     "Tuples (rows of unit ids, -1 empty) grown by a unit of a later annotator joined to all; M: members' sums of d."
@@ -1206,6 +1183,19 @@ def _extend(T: np.ndarray, cost: np.ndarray, M: np.ndarray, a, keys, dd, N: int)
 # %% ../nbs/12_spans.ipynb #e2f4abd7
 def _tuples(d, a, s, e, c, n: int, delta: float):
     "Every unitary alignment that can be part of a best alignment: (units, n) ids (-1 empty) and their disorder."
+    def _edges(d, a, s, e, c, n: int, delta: float):
+        "Pairs (i < j) of units of different annotators with d <= (n - 1 + C(n, 2))Δ: sorted keys i*N+j and their d."
+        bound = (n - 1 + n * (n - 1) / 2) * delta
+        lmax = np.zeros(d.max(initial=0) + 1, np.int64)
+        np.maximum.at(lmax, d, e - s)
+        i, j = overlapping_pairs(d, s, e, reach=np.sqrt(bound) * ((e - s) + lmax[d]))
+        swap = a[i] > a[j]
+        i, j = np.where(swap, j, i), np.where(swap, i, j)
+        dd = dissimilarity(s[i], e[i], c[i], s[j], e[j], c[j])
+        k = (a[i] != a[j]) & (dd <= bound + 1e-12)
+        key = i[k] * len(s) + j[k]
+        o = np.argsort(key)
+        return key[o], dd[k][o]
     N = len(s)
     keys, dd = _edges(d, a, s, e, c, n, delta)
     T = np.full((N, n), -1)
