@@ -21,10 +21,12 @@ from scipy import optimize, sparse
 from .core import Judgments, as_judgments, as_rng, check_choice, check_int, divide, progress_bar, read_table
 
 # %% auto #0
-__all__ = ['MATCHES', 'ALL', 'TOKEN', 'COEFFICIENTS', 'SPAN_FORMATS', 'Spans', 'as_spans', 'overlapping_pairs', 'greedy_matching',
-           'match_spans', 'span_f1', 'span_agreement', 'token_agreement', 'read_label_studio', 'read_prodigy',
-           'read_brat', 'read_webanno_tsv', 'read_doccano', 'read_iob', 'export_files', 'read_spans', 'unitizing_alpha',
-           'dissimilarity', 'best_alignment', 'gamma']
+__all__ = ['MATCHES', 'ALL', 'TOKEN', 'COEFFICIENTS', 'SPAN_FORMATS', 'Spans', 'rows_at_fault', 'as_spans', 'overlapping_pairs',
+           'greedy_matching', 'match_spans', 'span_f1', 'span_agreement', 'token_agreement', 'input_paths',
+           'json_records', 'jsonl_records', 'reject_record', 'record_fields', 'record_spans', 'read_label_studio',
+           'read_prodigy', 'read_brat', 'tsv_token_lines', 'read_webanno_tsv', 'read_doccano', 'read_iob',
+           'export_files', 'read_spans', 'continuum', 'unitizing_alpha', 'dissimilarity', 'best_alignment',
+           'cat_disorder', 'gamma']
 
 # %% ../nbs/12_spans.ipynb #00710770
 @dataclass
@@ -49,7 +51,11 @@ def annotators(self: Spans) -> pd.Index:
     return self.__dict__["_annotators"]
 
 # %% ../nbs/12_spans.ipynb #e8c050ab
-def _where(df: pd.DataFrame, rows, line_offset) -> str:
+def rows_at_fault(
+    df: pd.DataFrame,  # the table checked; its `origin` (and `origin_line`) columns, if any, name each row's source
+    rows,  # positions of the rows at fault (the first three are named)
+    line_offset,  # the CSV line of row 0 (2 below a header); None: the table was not read from a CSV
+) -> str:
     "The rows at fault, by their origin (file and line/record) when the table has one, else by row (and CSV line)."
     rows = list(rows)
     if "origin" in df.columns:
@@ -60,20 +66,15 @@ def _where(df: pd.DataFrame, rows, line_offset) -> str:
     more = f" and {len(rows) - 3} more" if len(rows) > 3 else ""
     return f"{'row' if 'origin' not in df.columns else 'at'} {shown}{more}"
 
-# %% ../nbs/12_spans.ipynb #f4bedcd3
-def _offsets(df: pd.DataFrame, col: str, line_offset) -> np.ndarray:
-    "A column of character offsets as int64, or a ValueError naming the rows that are not whole numbers."
-    x = df[col]
-    if isinstance(x.dtype, np.dtype) and x.dtype.kind in "iu": return x.to_numpy(dtype=np.int64)
-    v = pd.to_numeric(x, errors="coerce").to_numpy(dtype=float)
-    bad = np.flatnonzero(~np.isfinite(v) | (np.mod(v, 1) != 0))
-    if len(bad): raise ValueError(f"column {col!r} must hold whole character offsets; {_where(df, bad, line_offset)} "
-                                  f"hold(s) {x.iat[bad[0]]!r}")
-    return v.astype(np.int64)
-
 # %% ../nbs/12_spans.ipynb #3b34b439
-def _doc_table(docs_, texts) -> pd.DataFrame:
-    "One row per document, those of `docs_` first in their order: its text (None when unknown), its length (-1)."
+def _doc_table(docs_, seen, texts) -> pd.DataFrame:
+    "One row per document, those of `docs_` and `seen` first, in order: its text (None: unknown), its length (-1)."
+    def _seen_docs(seen) -> np.ndarray:
+        "The documents of the (doc, annotator) pairs in `seen` (a DataFrame or pairs), as an object array."
+        if seen is None: return np.array([], dtype=object)
+        if isinstance(seen, pd.DataFrame): return seen.iloc[:, 0].to_numpy(dtype=object)
+        return pd.Series([d for d, _ in seen], dtype=object).to_numpy()
+    docs_ = np.concatenate([docs_, _seen_docs(seen)])
     t = pd.Series(texts if texts is not None else {}, dtype=object)
     idx = pd.Index(pd.unique(pd.concat([pd.Series(docs_, dtype=object), pd.Series(t.index, dtype=object)])), name="doc")
     text = t.reindex(idx).astype(object).where(lambda s: s.notna(), None)
@@ -81,16 +82,24 @@ def _doc_table(docs_, texts) -> pd.DataFrame:
     return pd.DataFrame({"text": text, "length": length}, index=idx)
 
 # %% ../nbs/12_spans.ipynb #67600895
-def _check_bounds(df, s, e, n: np.ndarray, line_offset):
-    "ValueErrors for a negative start, end <= start and an end past `n`, each span's document length (-1: unknown)."
+def _check_values(df, s, e, n: np.ndarray, codes: dict, labels, line_offset) -> pd.Index:
+    "The label set (the declared one, else those that occur, sorted), after ValueErrors for bad offsets or labels."
+    # n: each span's document length (-1: unknown)
     bad = np.flatnonzero(s < 0)
-    if len(bad): raise ValueError(f"negative start offset {s[bad[0]]} {_where(df, bad, line_offset)}")
+    if len(bad): raise ValueError(f"negative start offset {s[bad[0]]} {rows_at_fault(df, bad, line_offset)}")
     bad = np.flatnonzero(e <= s)
-    if len(bad): raise ValueError(f"end <= start ({e[bad[0]]} <= {s[bad[0]]}) {_where(df, bad, line_offset)}: "
+    if len(bad): raise ValueError(f"end <= start ({e[bad[0]]} <= {s[bad[0]]}) {rows_at_fault(df, bad, line_offset)}: "
                                   "a span needs end > start (end is exclusive)")
     bad = np.flatnonzero((n >= 0) & (e > n))
     if len(bad): raise ValueError(f"end offset {e[bad[0]]} is past the end of document {df['doc'].iat[bad[0]]!r} "
-                                  f"(length {n[bad[0]]}) {_where(df, bad, line_offset)}")
+                                  f"(length {n[bad[0]]}) {rows_at_fault(df, bad, line_offset)}")
+    lc, lu = codes["label"]
+    if labels is None: return pd.Index(sorted(lu, key=str), name="label")
+    labels = pd.Index(list(labels), name="label")
+    bad = np.flatnonzero(~pd.Index(lu, dtype=object).isin(labels)[lc])
+    if len(bad): raise ValueError(f"label {df['label'].iat[bad[0]]!r} is not in the declared labels {list(labels)} "
+                                  f"{rows_at_fault(df, bad, line_offset)}")
+    return labels
 
 # %% ../nbs/12_spans.ipynb #a79d90c7
 def _span_texts(df, s, e, text: np.ndarray, given, line_offset) -> np.ndarray:
@@ -102,78 +111,66 @@ def _span_texts(df, s, e, text: np.ndarray, given, line_offset) -> np.ndarray:
     g = np.asarray(given, dtype=object)
     isstr = np.fromiter(map(isinstance, g, repeat(str)), bool, len(g))
     bad = np.flatnonzero(known & isstr & (cut != g))
-    if len(bad): raise ValueError(f"offsets do not match the text {_where(df, bad, line_offset)}: "
+    if len(bad): raise ValueError(f"offsets do not match the text {rows_at_fault(df, bad, line_offset)}: "
                                   f"[{s[bad[0]]}, {e[bad[0]]}) of document {df['doc'].iat[bad[0]]!r} is "
                                   f"{cut[bad[0]]!r}, the source says {g[bad[0]]!r}")
     return np.where(~known & isstr, g, cut)
 
 # %% ../nbs/12_spans.ipynb #3b4f92f4
-def _merge_duplicates(f: pd.DataFrame, codes: dict) -> tuple[pd.DataFrame, dict]:
-    "The spans without exact repeats (same doc, annotator, start, end and label), with a warning when there were any."
+def _merge_duplicates(f: pd.DataFrame, codes: dict, seen) -> tuple[pd.DataFrame, pd.DataFrame]:
+    "(the spans without exact repeats, warned about; the seen pairs: `seen`'s and every pair with spans)."
+    # seen: (doc, annotator) pairs or None (every annotator saw every document)
     key = pd.DataFrame({"d": codes["doc"][0], "a": codes["annotator"][0], "s": f["start"].to_numpy(),
                         "e": f["end"].to_numpy(), "l": codes["label"][0]})
     dup = key.duplicated().to_numpy()
-    if not dup.any(): return f, codes
-    warnings.warn(f"{int(dup.sum())} exact duplicate span(s) merged (same doc, annotator, offsets and label), "
-                  f"e.g. {f.loc[dup, ['doc', 'annotator', 'start', 'end', 'label']].iloc[0].tolist()}", stacklevel=3)
-    return f.loc[~dup].reset_index(drop=True), {k: (c[~dup], u) for k, (c, u) in codes.items()}
-
-# %% ../nbs/12_spans.ipynb #e030009e
-def _seen_table(codes: dict, seen) -> pd.DataFrame:
-    "(doc, annotator) pairs: the given ones plus every pair that has spans; None = every annotator saw every document."
+    if dup.any():
+        warnings.warn(f"{int(dup.sum())} exact duplicate span(s) merged (same doc, annotator, offsets and label), "
+                      f"e.g. {f.loc[dup, ['doc', 'annotator', 'start', 'end', 'label']].iloc[0].tolist()}",
+                      stacklevel=3)
+        f, codes = f.loc[~dup].reset_index(drop=True), {k: (c[~dup], u) for k, (c, u) in codes.items()}
     (dc, du), (ac, au) = codes["doc"], codes["annotator"]
     pair = pd.unique(dc * len(au) + ac)
     have = pd.DataFrame({"doc": du[pair // len(au)], "annotator": au[pair % len(au)]})
     if seen is None:
         seen = pd.DataFrame({"doc": np.repeat(du, len(au)), "annotator": np.tile(au, len(du))})
     else: seen = pd.DataFrame(seen, columns=["doc", "annotator"])
-    return pd.concat([seen, have]).drop_duplicates().reset_index(drop=True)
-
-# %% ../nbs/12_spans.ipynb #5afdb1a5
-def _check_labels(f: pd.DataFrame, codes: dict, labels, line_offset) -> pd.Index:
-    "The label set: the declared one (every label must be in it) or the labels that occur, sorted."
-    lc, lu = codes["label"]
-    if labels is None: return pd.Index(sorted(lu, key=str), name="label")
-    labels = pd.Index(list(labels), name="label")
-    bad = np.flatnonzero(~pd.Index(lu, dtype=object).isin(labels)[lc])
-    if len(bad): raise ValueError(f"label {f['label'].iat[bad[0]]!r} is not in the declared labels {list(labels)} "
-                                  f"{_where(f, bad, line_offset)}")
-    return labels
+    return f, pd.concat([seen, have]).drop_duplicates().reset_index(drop=True)
 
 # %% ../nbs/12_spans.ipynb #963b7c66
-def _span_table(data, delimiter):
-    "The table behind `data`: (DataFrame, CSV line offset or None)."
-    if isinstance(data, (str, os.PathLike)): return read_table(data, delimiter), 2
-    if not isinstance(data, pd.DataFrame):
+def _span_table(data, delimiter, cols: dict):
+    "The table behind `data`: (DataFrame, CSV line offset or None), with ValueErrors for a missing or empty column."
+    if isinstance(data, (str, os.PathLike)): df, line_offset = read_table(data, delimiter), 2
+    elif not isinstance(data, pd.DataFrame):
         raise TypeError("spans must be Spans, a long DataFrame (one row per span) or a CSV path, "
                         f"not {type(data).__name__}")
-    return data, None
-
-# %% ../nbs/12_spans.ipynb #b40e0c84
-def _check_columns(df: pd.DataFrame, cols: dict, line_offset):
-    "ValueErrors for a missing column and for an empty doc, annotator or label (one isna per column)."
+    else: df, line_offset = data, None
     miss = [f"{k}={v!r}" for k, v in cols.items() if v is not None and v not in df.columns]
     if miss: raise ValueError(f"the spans lack the column(s) {', '.join(miss)}; "
                               f"their columns are {list(map(str, df.columns))}")
-    for k in ("doc", "annotator", "label"):
+    for k in ("doc", "annotator", "label"):                     # an empty doc, annotator or label: one isna per column
         bad = np.flatnonzero(df[cols[k]].isna().to_numpy())
-        if len(bad): raise ValueError(f"column {cols[k]!r} is empty {_where(df, bad, line_offset)}")
+        if len(bad): raise ValueError(f"column {cols[k]!r} is empty {rows_at_fault(df, bad, line_offset)}")
+    return df, line_offset
 
 # %% ../nbs/12_spans.ipynb #e687832d
 def _span_frame(df: pd.DataFrame, doc, annotator, start, end, label, line_offset) -> tuple:
     "(the spans with crowdnb's column names, starts, ends): offsets checked whole, ids kept as objects."
+    def _offsets(df: pd.DataFrame, col: str, line_offset) -> np.ndarray:
+        "A column of character offsets as int64, or a ValueError naming the rows that are not whole numbers."
+        x = df[col]
+        if isinstance(x.dtype, np.dtype) and x.dtype.kind in "iu": return x.to_numpy(dtype=np.int64)
+        v = pd.to_numeric(x, errors="coerce").to_numpy(dtype=float)
+        bad = np.flatnonzero(~np.isfinite(v) | (np.mod(v, 1) != 0))
+        if len(bad):
+            raise ValueError(f"column {col!r} must hold whole character offsets; {rows_at_fault(df, bad, line_offset)} "
+                             f"hold(s) {x.iat[bad[0]]!r}")
+        return v.astype(np.int64)
     s, e = _offsets(df, start, line_offset), _offsets(df, end, line_offset)
     obj = lambda c: pd.Series(df[c].to_numpy(dtype=object), dtype=object)      # object columns: no string conversion
     f = pd.DataFrame({"doc": obj(doc), "annotator": obj(annotator), "start": s, "end": e, "label": obj(label)})
     for c in ("origin", "origin_line"):
         if c in df.columns: f[c] = df[c].array
     return f, s, e
-
-def _seen_docs(seen) -> np.ndarray:
-    "The documents of the (doc, annotator) pairs in `seen` (a DataFrame or pairs), as an object array."
-    if seen is None: return np.array([], dtype=object)
-    if isinstance(seen, pd.DataFrame): return seen.iloc[:, 0].to_numpy(dtype=object)
-    return pd.Series([d for d, _ in seen], dtype=object).to_numpy()
 
 # %% ../nbs/12_spans.ipynb #96586674
 def as_spans(
@@ -193,19 +190,18 @@ def as_spans(
 ) -> Spans:
     "Validated `Spans` from a long table, a CSV path or `Spans`: the front door of every span measure."
     if isinstance(data, Spans): return data
-    df, line_offset = _span_table(data, delimiter)
-    _check_columns(df, dict(doc=doc, annotator=annotator, start=start, end=end, label=label, text=text), line_offset)
+    df, line_offset = _span_table(data, delimiter, dict(doc=doc, annotator=annotator, start=start, end=end,
+                                                        label=label, text=text))
     f, s, e = _span_frame(df, doc, annotator, start, end, label, line_offset)
     codes = {c: pd.factorize(f[c].to_numpy()) for c in ("doc", "annotator", "label")}
-    docs = _doc_table(np.concatenate([codes["doc"][1], _seen_docs(seen)]), texts)   # the spans' documents first
+    docs = _doc_table(codes["doc"][1], seen, texts)                  # the spans' documents first
     dc = codes["doc"][0]
-    _check_bounds(f, s, e, docs["length"].to_numpy()[dc], line_offset)
-    lab = _check_labels(f, codes, labels, line_offset)
+    lab = _check_values(f, s, e, docs["length"].to_numpy()[dc], codes, labels, line_offset)
     given = None if text is None else df[text].to_numpy(dtype=object)
     cut = _span_texts(f, s, e, docs["text"].to_numpy(dtype=object)[dc], given, line_offset)
     f["text"] = pd.Series(cut, dtype=object)
-    f, codes = _merge_duplicates(f.drop(columns=["origin", "origin_line"], errors="ignore"), codes)
-    return Spans(f, docs, _seen_table(codes, seen), lab, tokens)
+    f, seen_pairs = _merge_duplicates(f.drop(columns=["origin", "origin_line"], errors="ignore"), codes, seen)
+    return Spans(f, docs, seen_pairs, lab, tokens)
 
 # %% ../nbs/12_spans.ipynb #18bb40d9
 MATCHES = ("exact", "boundary", "partial", "type", "overlap")
@@ -245,38 +241,19 @@ def greedy_matching(
         alive &= ~(taken[a] | taken[b])
     return won
 
-# %% ../nbs/12_spans.ipynb #872822f2
-def _codes_in(values: pd.Series, index: pd.Index) -> np.ndarray:
-    "Positions of `values` in `index`, looking up each distinct value once."
-    c, u = pd.factorize(values)
-    return index.get_indexer(u)[c].astype(np.int64)
-
 # %% ../nbs/12_spans.ipynb #2dd5bc34
 @patch
 def codes(self: Spans) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     "Integer codes of each span's document, annotator and label (positions in `docs`, `annotators`, `labels`)."
+    def _codes_in(values: pd.Series, index: pd.Index) -> np.ndarray:
+        "Positions of `values` in `index`, looking up each distinct value once."
+        c, u = pd.factorize(values)
+        return index.get_indexer(u)[c].astype(np.int64)
     if "_codes" not in self.__dict__:
         f = self.frame
         pairs = (("doc", self.docs.index), ("annotator", self.annotators), ("label", self.labels))
         self.__dict__["_codes"] = tuple(_codes_in(f[c], idx) for c, idx in pairs)
     return self.__dict__["_codes"]
-
-# %% ../nbs/12_spans.ipynb #ae345b11
-def _candidates(S: Spans, match: str, same_label: bool):
-    "Overlapping spans of different annotators, oriented reference -> response, filtered and credited by `match`."
-    d, a, l = S.codes()
-    s, e = S.frame["start"].to_numpy(np.int64), S.frame["end"].to_numpy(np.int64)
-    i, j = overlapping_pairs(d, s, e)
-    swap = a[i] > a[j]
-    i, j = np.where(swap, j, i), np.where(swap, i, j)
-    same_b, same_l = (s[i] == s[j]) & (e[i] == e[j]), l[i] == l[j]
-    keep = a[i] != a[j]
-    if match in ("exact", "boundary"): keep &= same_b
-    if match in ("exact", "type") or same_label: keep &= same_l
-    i, j, same_b = i[keep], j[keep], same_b[keep]
-    credit = np.where(same_b, 1.0, 0.5) if match == "partial" else np.ones(len(i))
-    iou = (np.minimum(e[i], e[j]) - np.maximum(s[i], s[j])) / (np.maximum(e[i], e[j]) - np.minimum(s[i], s[j]))
-    return i, j, credit, iou, a
 
 # %% ../nbs/12_spans.ipynb #7400916a
 def match_spans(
@@ -285,6 +262,21 @@ def match_spans(
     same_label: bool = False,  # match only spans of the same label, whatever `match` says (scores per label)
 ) -> pd.DataFrame:
     "The one-to-one matching of each pair of annotators: one row per matched pair (reference, response, credit)."
+    def _candidates(S: Spans, match: str, same_label: bool):
+        "Overlapping spans of different annotators, oriented reference -> response, filtered and credited by `match`."
+        d, a, l = S.codes()
+        s, e = S.frame["start"].to_numpy(np.int64), S.frame["end"].to_numpy(np.int64)
+        i, j = overlapping_pairs(d, s, e)
+        swap = a[i] > a[j]
+        i, j = np.where(swap, j, i), np.where(swap, i, j)
+        same_b, same_l = (s[i] == s[j]) & (e[i] == e[j]), l[i] == l[j]
+        keep = a[i] != a[j]
+        if match in ("exact", "boundary"): keep &= same_b
+        if match in ("exact", "type") or same_label: keep &= same_l
+        i, j, same_b = i[keep], j[keep], same_b[keep]
+        credit = np.where(same_b, 1.0, 0.5) if match == "partial" else np.ones(len(i))
+        iou = (np.minimum(e[i], e[j]) - np.maximum(s[i], s[j])) / (np.maximum(e[i], e[j]) - np.minimum(s[i], s[j]))
+        return i, j, credit, iou, a
     S, match = as_spans(spans), check_choice("match", match, MATCHES)
     i, j, credit, iou, a = _candidates(S, match, same_label)
     order = np.lexsort((j, i, -iou, -credit))
@@ -293,25 +285,21 @@ def match_spans(
     won = greedy_matching(i * A + a[j], j * A + a[i], len(S.frame) * A)
     return pd.DataFrame({"reference": i[won], "response": j[won], "credit": credit[won]})
 
-# %% ../nbs/12_spans.ipynb #e8777d6f
-def _count_matrix(S: Spans, key: np.ndarray, n_keys: int) -> sparse.csr_matrix:
-    "(document x key) x annotator counts of spans; key = 0 for all, the label or the document."
-    d, a, _ = S.codes()
-    n_d, A = len(S.docs), len(S.annotators)
-    return sparse.csr_matrix((np.ones(len(d)), (d * n_keys + key, a)), shape=(n_d * n_keys, A))
-
-# %% ../nbs/12_spans.ipynb #d688faca
-def _seen_matrix(S: Spans, n_keys: int) -> sparse.csr_matrix:
-    "(document x key) x annotator: 1 where the annotator saw the document (repeated for every key)."
-    d = S.docs.index.get_indexer(S.seen["doc"])
-    a = S.annotators.get_indexer(S.seen["annotator"])
-    rows = (d[:, None] * n_keys + np.arange(n_keys)).ravel()
-    return sparse.csr_matrix((np.ones(len(rows)), (rows, np.repeat(a, n_keys))),
-                             shape=(len(S.docs) * n_keys, len(S.annotators)))
-
 # %% ../nbs/12_spans.ipynb #b9e5906f
 def _pair_counts(S: Spans, key, n_keys, m: pd.DataFrame, group_by_doc: bool):
     "Per (key group, reference, response): tp (credit), the reference's and the response's spans in shared documents."
+    def _seen_matrix(S: Spans, n_keys: int) -> sparse.csr_matrix:
+        "(document x key) x annotator: 1 where the annotator saw the document (repeated for every key)."
+        d = S.docs.index.get_indexer(S.seen["doc"])
+        a = S.annotators.get_indexer(S.seen["annotator"])
+        rows = (d[:, None] * n_keys + np.arange(n_keys)).ravel()
+        return sparse.csr_matrix((np.ones(len(rows)), (rows, np.repeat(a, n_keys))),
+                                 shape=(len(S.docs) * n_keys, len(S.annotators)))
+    def _count_matrix(S: Spans, key: np.ndarray, n_keys: int) -> sparse.csr_matrix:
+        "(document x key) x annotator counts of spans; key = 0 for all, the label or the document."
+        d, a, _ = S.codes()
+        n_d, A = len(S.docs), len(S.annotators)
+        return sparse.csr_matrix((np.ones(len(d)), (d * n_keys + key, a)), shape=(n_d * n_keys, A))
     C, V = _count_matrix(S, key, n_keys), _seen_matrix(S, n_keys)
     A, n_d = len(S.annotators), len(S.docs)
     g = np.arange(n_d * n_keys) // n_keys if group_by_doc else np.arange(n_d * n_keys) % n_keys
@@ -324,20 +312,6 @@ def _pair_counts(S: Spans, key, n_keys, m: pd.DataFrame, group_by_doc: bool):
     np.add.at(tp, (gm, a[ri], a[rj]), m["credit"].to_numpy())
     return tp, n_ref, n_ref.transpose(0, 2, 1)
 
-# %% ../nbs/12_spans.ipynb #7cfc43a3
-def _f1_table(tp, n_ref, n_resp, groups, names, by) -> pd.DataFrame:
-    "The long table of the pairs a < b (and groups where either side has spans): counts, precision, recall, F1."
-    A = len(names)
-    g, a, b = np.nonzero(np.triu(np.ones((A, A), bool), 1)[None].repeat(len(groups), 0))
-    keep = (n_ref[g, a, b] + n_resp[g, a, b]) > 0 if by is not None else np.ones(len(g), bool)
-    g, a, b = g[keep], a[keep], b[keep]
-    t, nr, ns = tp[g, a, b], n_ref[g, a, b], n_resp[g, a, b]
-    out = pd.DataFrame({"reference": names[a], "response": names[b]})
-    if by is not None: out[by] = groups[g]
-    out = out.assign(tp=t, fp=ns - t, fn=nr - t, precision=divide(t, ns), recall=divide(t, nr),
-                     f1=divide(2 * t, nr + ns))
-    return out.set_index(["reference", "response"] + ([by] if by else []))
-
 # %% ../nbs/12_spans.ipynb #a4edb9c8
 def span_f1(
     spans,  # `Spans` or anything `as_spans` accepts
@@ -345,6 +319,18 @@ def span_f1(
     by: str | None = None,  # None, 'label' (each label scored on its own) or 'doc'
 ) -> pd.DataFrame:
     "Pairwise precision, recall and F1 of every pair of annotators (the first as the reference), in shared documents."
+    def _f1_table(tp, n_ref, n_resp, groups, names, by) -> pd.DataFrame:
+        "The long table of the pairs a < b (and groups where either side has spans): counts, precision, recall, F1."
+        A = len(names)
+        g, a, b = np.nonzero(np.triu(np.ones((A, A), bool), 1)[None].repeat(len(groups), 0))
+        keep = (n_ref[g, a, b] + n_resp[g, a, b]) > 0 if by is not None else np.ones(len(g), bool)
+        g, a, b = g[keep], a[keep], b[keep]
+        t, nr, ns = tp[g, a, b], n_ref[g, a, b], n_resp[g, a, b]
+        out = pd.DataFrame({"reference": names[a], "response": names[b]})
+        if by is not None: out[by] = groups[g]
+        out = out.assign(tp=t, fp=ns - t, fn=nr - t, precision=divide(t, ns), recall=divide(t, nr),
+                         f1=divide(2 * t, nr + ns))
+        return out.set_index(["reference", "response"] + ([by] if by else []))
     S = as_spans(spans)
     check_choice("by", by, (None, "label", "doc"))
     idle = list(S.annotators[np.bincount(S.codes()[1], minlength=len(S.annotators)) == 0])
@@ -357,14 +343,6 @@ def span_f1(
     groups = {None: np.array([None]), "label": S.labels.to_numpy(), "doc": S.docs.index.to_numpy()}[by]
     return _f1_table(tp, n_ref, n_resp, groups, S.annotators.to_numpy(), by)
 
-# %% ../nbs/12_spans.ipynb #6cf45660
-def _summary_row(t: pd.DataFrame) -> dict:
-    "pairs, mean and SD of F1 over the pairs, micro F1 and the pooled counts of a span_f1 table."
-    pos, act = (t["tp"] + t["fn"]).sum(), (t["tp"] + t["fp"]).sum()
-    return dict(pairs=len(t), mean_f1=t["f1"].mean(), sd_f1=t["f1"].std(ddof=1) if len(t) > 1 else np.nan,
-                micro_f1=float(divide(2 * t["tp"].sum(), pos + act)), tp=t["tp"].sum(), fp=t["fp"].sum(),
-                fn=t["fn"].sum())
-
 # %% ../nbs/12_spans.ipynb #5ade825d
 ALL = "(all labels)"
 
@@ -373,6 +351,12 @@ def span_agreement(
     match: str = "exact",  # 'exact', 'boundary', 'partial', 'type' or 'overlap'
 ) -> pd.DataFrame:
     "Mean and SD of pairwise F1 and micro F1, over all labels (first row) and per label."
+    def _summary_row(t: pd.DataFrame) -> dict:
+        "pairs, mean and SD of F1 over the pairs, micro F1 and the pooled counts of a span_f1 table."
+        pos, act = (t["tp"] + t["fn"]).sum(), (t["tp"] + t["fp"]).sum()
+        return dict(pairs=len(t), mean_f1=t["f1"].mean(), sd_f1=t["f1"].std(ddof=1) if len(t) > 1 else np.nan,
+                    micro_f1=float(divide(2 * t["tp"].sum(), pos + act)), tp=t["tp"].sum(), fp=t["fp"].sum(),
+                    fn=t["fn"].sum())
     S = as_spans(spans)
     if ALL in set(S.labels): raise ValueError(f"a label may not be called {ALL!r} (the name of the overall row)")
     with warnings.catch_warnings():
@@ -468,8 +452,11 @@ def token_agreement(
     return float(fn[coefficient](J))
 
 # %% ../nbs/12_spans.ipynb #56066a53
-def _paths(paths, what: str) -> list[Path]:
-    "One path or several, each an existing file (or folder where `what` says so), as a list."
+def input_paths(
+    paths,  # one path (a str or PathLike) or several
+    what: str,  # what the paths hold, for the messages (e.g. 'brat folder')
+) -> list[Path]:
+    "One path or several, each checked to exist, as a list of `Path`s: the first step of every reader."
     ps = [Path(p) for p in ([paths] if isinstance(paths, (str, os.PathLike)) else list(paths))]
     if not ps: raise ValueError(f"no {what} given")
     for p in ps:
@@ -477,7 +464,10 @@ def _paths(paths, what: str) -> list[Path]:
     return ps
 
 # %% ../nbs/12_spans.ipynb #4e945567
-def _json_records(path: Path, tool: str) -> list:
+def json_records(
+    path: Path,  # a JSON file holding an array of records (or one record)
+    tool: str,  # the tool that wrote it, for the messages
+) -> list:
     "The records of a JSON array file, with errors that name the file, the line and the column."
     try: data = json.loads(path.read_text(encoding="utf-8-sig"))
     except json.JSONDecodeError as e:
@@ -487,10 +477,13 @@ def _json_records(path: Path, tool: str) -> list:
     return data
 
 # %% ../nbs/12_spans.ipynb #b83281a8
-def _jsonl_records(path: Path, tool: str):
+def jsonl_records(
+    path: Path,  # a JSON-lines file (or a JSON array file)
+    tool: str,  # the tool that wrote it, for the messages
+) -> list:
     "(line number, record) of each non-empty line of a JSON-lines file; a JSON array is read too."
     text = path.read_text(encoding="utf-8-sig")
-    if text.lstrip().startswith("["): return list(enumerate(_json_records(path, tool), 1))
+    if text.lstrip().startswith("["): return list(enumerate(json_records(path, tool), 1))
     out = []
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip(): continue
@@ -501,8 +494,14 @@ def _jsonl_records(path: Path, tool: str):
     return out
 
 # %% ../nbs/12_spans.ipynb #198d42e6
-def _not_this_tool(path, where, rec, tool: str, needs: str):
-    "A ValueError saying that a record lacks what `tool` writes, with the keys it has and a guess of its tool."
+def reject_record(
+    path,  # the file read
+    where: str,  # where in it, e.g. 'line 3' or 'task 2'
+    rec,  # the record that is not the tool's
+    tool: str,  # the tool whose record was expected, e.g. 'Prodigy'
+    needs: str,  # what its records need, e.g. "'text' and 'answer'"
+):
+    "Raise a ValueError: `rec` lacks what `tool` writes; the message lists the keys it has and guesses its tool."
     keys = sorted(rec) if isinstance(rec, dict) else type(rec).__name__
     guess = ("a Label Studio export (read_label_studio)" if isinstance(rec, dict) and "annotations" in rec else
              "a Prodigy export (read_prodigy)" if isinstance(rec, dict) and "answer" in rec else
@@ -512,15 +511,28 @@ def _not_this_tool(path, where, rec, tool: str, needs: str):
                      + (f"; it looks like {guess}" if guess else ""))
 
 # %% ../nbs/12_spans.ipynb #594e3603
-def _fields(items: list, keys) -> list:
+def record_fields(
+    items: list,  # the span records (dicts) of an export
+    keys,  # the keys to read, e.g. ('start', 'end', 'label')
+) -> list:
     "Columns `keys` of a list of span dicts, read at once; a missing key (or an item that is no dict) gives NaN."
     try: return [list(map(itemgetter(k), items)) for k in keys]
     except (KeyError, IndexError, TypeError):
         t = pd.DataFrame([x if isinstance(x, dict) else {} for x in items], columns=list(keys))
         return [t[k].to_numpy(dtype=object) for k in keys]
 
-def _record_spans(recs: list, at, start, end, label, texts, labels, line=None) -> Spans:
-    "Spans of an export: `recs` (doc, annotator, origin) per record, `at` each span's record, offsets, label (, line)."
+# %% ../nbs/12_spans.ipynb #14418d45
+def record_spans(
+    recs: list,  # (doc, annotator, origin) of each record of the export (a task, a line), origin naming it in messages
+    at,  # the record of each span: positions in `recs`
+    start,  # each span's start offset
+    end,  # each span's end offset (exclusive)
+    label,  # each span's label
+    texts,  # each document's text: a dict doc -> text (None: unknown)
+    labels,  # the declared label set (None: the labels that occur)
+    line=None,  # each span's line in its file, for the messages (None: the origin alone names it)
+) -> Spans:
+    "Validated `Spans` of an export's records: the last step of the readers, each record a document seen."
     if not len(at): raise ValueError("the export holds no span at all")
     d, a, o = (np.fromiter(x, dtype=object, count=len(recs)) for x in zip(*recs))
     (oc, ou), at = pd.factorize(o), np.asarray(at, dtype=np.int64)
@@ -530,21 +542,6 @@ def _record_spans(recs: list, at, start, end, label, texts, labels, line=None) -
     if line is not None: df["origin_line"] = line
     return as_spans(df, texts=texts, seen=list(zip(d.tolist(), a.tolist())), labels=labels)
 
-# %% ../nbs/12_spans.ipynb #5ea92324
-def _ls_user(c) -> str:
-    "The annotator of a Label Studio annotation: its `completed_by` id (or email)."
-    if isinstance(c, dict): c = c.get("email") or c.get("id")
-    return str(c)
-
-# %% ../nbs/12_spans.ipynb #85843d31
-def _ls_text(task: dict, text_key):
-    "The text of a task: data[text_key], data['text'], or the task's only text field."
-    data = task.get("data") or {}
-    if text_key is not None: return data.get(text_key)
-    if "text" in data: return data["text"]
-    strs = [v for v in data.values() if isinstance(v, str)]
-    return strs[0] if len(strs) == 1 else None
-
 # %% ../nbs/12_spans.ipynb #268a9040
 def read_label_studio(
     path,  # the JSON export of a Label Studio project
@@ -552,11 +549,22 @@ def read_label_studio(
     labels=None,  # the declared label set (None: the labels that occur)
 ) -> Spans:
     "Spans from a Label Studio JSON export: one annotator per `completed_by`, `labels` results, the text from `data`."
-    (p,) = _paths(path, "Label Studio export")
+    def _ls_text(task: dict, text_key):
+        "The text of a task: data[text_key], data['text'], or the task's only text field."
+        data = task.get("data") or {}
+        if text_key is not None: return data.get(text_key)
+        if "text" in data: return data["text"]
+        strs = [v for v in data.values() if isinstance(v, str)]
+        return strs[0] if len(strs) == 1 else None
+    def _ls_user(c) -> str:
+        "The annotator of a Label Studio annotation: its `completed_by` id (or email)."
+        if isinstance(c, dict): c = c.get("email") or c.get("id")
+        return str(c)
+    (p,) = input_paths(path, "Label Studio export")
     recs, vals, counts, texts = [], [], [], {}
-    for r, task in enumerate(_json_records(p, "Label Studio"), 1):
+    for r, task in enumerate(json_records(p, "Label Studio"), 1):
         if not isinstance(task, dict) or "data" not in task or "annotations" not in task:
-            _not_this_tool(p, f"task {r}", task, "Label Studio", "'data' and 'annotations'")
+            reject_record(p, f"task {r}", task, "Label Studio", "'data' and 'annotations'")
         doc = task.get("id", r)
         texts[doc] = _ls_text(task, text_key)
         for ann in task["annotations"]:
@@ -565,11 +573,11 @@ def read_label_studio(
             recs.append((doc, _ls_user(ann.get("completed_by")), f"{p.name} task {r} (id {doc})"))
             vals += v
             counts.append(len(v))
-    s, e, labs = _fields(vals, ("start", "end", "labels"))
+    s, e, labs = record_fields(vals, ("start", "end", "labels"))
     labs = [x if isinstance(x, (list, tuple)) else [] for x in labs]    # a value may carry several labels
     k = np.fromiter(map(len, labs), np.int64, len(labs))
     at = np.repeat(np.repeat(np.arange(len(recs)), counts), k)
-    return _record_spans(recs, at, np.repeat(s, k), np.repeat(e, k), list(chain.from_iterable(labs)), texts, labels)
+    return record_spans(recs, at, np.repeat(s, k), np.repeat(e, k), list(chain.from_iterable(labs)), texts, labels)
 
 # %% ../nbs/12_spans.ipynb #7a505fb7
 def read_prodigy(
@@ -579,10 +587,10 @@ def read_prodigy(
 ) -> Spans:
     "Spans from Prodigy JSONL: the annotator from `_annotator_id` or `_session_id`, accepted answers only."
     recs, items, counts, texts = [], [], [], {}
-    for p in _paths(path, "Prodigy export"):
-        for n, rec in _jsonl_records(p, "Prodigy"):
+    for p in input_paths(path, "Prodigy export"):
+        for n, rec in jsonl_records(p, "Prodigy"):
             if not isinstance(rec, dict) or "text" not in rec or "answer" not in rec:
-                _not_this_tool(p, f"line {n}", rec, "Prodigy", "'text' and 'answer'")
+                reject_record(p, f"line {n}", rec, "Prodigy", "'text' and 'answer'")
             if rec["answer"] != "accept": continue
             who = rec.get("_annotator_id") or rec.get("_session_id") or annotator
             if who is None:
@@ -593,8 +601,8 @@ def read_prodigy(
             recs.append((doc, who, f"{p.name} line {n}"))
             items += sp
             counts.append(len(sp))
-    s, e, l = _fields(items, ("start", "end", "label"))
-    return _record_spans(recs, np.repeat(np.arange(len(recs)), counts), s, e, l, texts, labels)
+    s, e, l = record_fields(items, ("start", "end", "label"))
+    return record_spans(recs, np.repeat(np.arange(len(recs)), counts), s, e, l, texts, labels)
 
 # %% ../nbs/12_spans.ipynb #9c00c35c
 def _brat_line(line: str, p: Path, n: int, text):
@@ -618,18 +626,17 @@ def _brat_line(line: str, p: Path, n: int, text):
 # %% ../nbs/12_spans.ipynb #b2577f2f
 _BRAT_T = re.compile(r"^T[^\t\n]*\t([^ \t\n]+) (\d+ \d+(?:;\d+ \d+)*)(\t([^\n]*))?$", re.M)
 
-def _brat_fields(lines: list) -> tuple | None:
-    "(labels, offsets, '\\t' where a text is quoted, texts) of the T lines: two splits if all are plain, else a regex"
-    parts = "\t".join(lines).split("\t")
-    if len(parts) == 3 * len(lines) and ";" not in (mid := " ".join(parts[1::3])):
-        m = mid.split(" ")
-        if len(m) == 3 * len(lines):
-            return m[0::3], list(map(" ".join, zip(m[1::3], m[2::3]))), ("\t",) * len(lines), parts[2::3]
-    found = _BRAT_T.findall("\n".join(lines))                  # every line at once; None if one line is odd
-    return tuple(zip(*found)) if len(found) == len(lines) else None
-
 def _brat_parse(files: list, lines: list, nos: list, per: list) -> tuple:
     "(line index, label, start, end) of each span of the T `lines`, `per` file of `files` ((path, text) pairs)."
+    def _brat_fields(lines: list) -> tuple | None:
+        "(labels, offsets, '\\t' where a text is quoted, texts) of the T lines: two splits if all plain, else a regex"
+        parts = "\t".join(lines).split("\t")
+        if len(parts) == 3 * len(lines) and ";" not in (mid := " ".join(parts[1::3])):
+            m = mid.split(" ")
+            if len(m) == 3 * len(lines):
+                return m[0::3], list(map(" ".join, zip(m[1::3], m[2::3]))), ("\t",) * len(lines), parts[2::3]
+        found = _BRAT_T.findall("\n".join(lines))                  # every line at once; None if one line is odd
+        return tuple(zip(*found)) if len(found) == len(lines) else None
     fi, fields = np.repeat(np.arange(len(files)), per), _brat_fields(lines)
     try: ab = np.array(" ".join(fields[1]).replace(";", " ").split(), np.int64).reshape(-1, 2)
     except (TypeError, ValueError):                             # read each line alone, to name the culprit
@@ -664,7 +671,7 @@ def read_brat(
     labels=None,  # the declared label set (None: the labels that occur)
 ) -> Spans:
     "Spans from brat standoff folders, one per annotator: `T` lines, discontinuous fragments as one span each."
-    fs = _paths(folders, "brat folder")
+    fs = input_paths(folders, "brat folder")
     names = [f.name for f in fs] if annotators is None else list(annotators)
     if len(names) != len(fs): raise ValueError(f"annotators names {len(names)} annotators for {len(fs)} folders")
     files, recs, lines, nos, per, texts = [], [], [], [], [], {}
@@ -690,42 +697,27 @@ def read_brat(
     if not lines: raise ValueError("the export holds no span at all")
     at, lab, s, e = _brat_parse(files, lines, nos, per)
     fi = np.repeat(np.arange(len(files)), per)[at]
-    return _record_spans(recs, fi, s, e, lab, texts, labels, line=np.asarray(nos, dtype=np.int64)[at])
-
-# %% ../nbs/12_spans.ipynb #959f8442
-def _tsv_columns(header: list[str], layer, feature) -> tuple[int, str, str]:
-    "(column index, layer, feature) of the span feature to read, from the #T_ header lines."
-    col, layers = 3, []
-    for h in header:
-        kind, _, spec = h[1:].partition("=")
-        name, *feats = spec.split("|")
-        if kind == "T_SP": layers.append((col, name, feats))
-        col += max(1, len(feats))
-    if not layers: raise ValueError("no span layer (#T_SP=...) in the header")
-    hit = [x for x in layers if layer is None or x[1] == layer or x[1].rsplit(".", 1)[-1] == layer]
-    if not hit: raise ValueError(f"layer {layer!r} is not among the span layers {[x[1] for x in layers]}")
-    c, name, feats = hit[0]
-    f = feature if feature is not None else ("value" if "value" in feats else (feats[0] if feats else None))
-    if f is not None and f not in feats: raise ValueError(f"feature {f!r} is not a feature of layer {name} ({feats})")
-    return c + (feats.index(f) if f is not None else 0), name, f
-
-# %% ../nbs/12_spans.ipynb #349c2f0a
-_STACK = re.compile(r"(?<!\\)\|")
-_ITEM = re.compile(r"^(?P<v>.*?)(?:\[(?P<id>\d+)\])?$")
-
-def _tsv_cell(cell: str, short: str):
-    "[(label, annotation id or None)] of one feature cell: '_' none, '*' no value, 'A[1]|B' stacked."
-    if cell in ("_", ""): return []
-    out = []
-    for item in _STACK.split(cell):
-        m = _ITEM.match(item)
-        v = re.sub(r"\\(.)", r"\1", m["v"])
-        out.append((short if v in ("*", "") else v, m["id"]))
-    return out
+    return record_spans(recs, fi, s, e, lab, texts, labels, line=np.asarray(nos, dtype=np.int64)[at])
 
 # %% ../nbs/12_spans.ipynb #41642b40
 def _tsv_header(p: Path, lines: list, layer, feature) -> tuple[int, str]:
     "(column, layer name) of the span feature to read, from a WebAnno TSV file's header lines."
+    def _tsv_columns(header: list[str], layer, feature) -> tuple[int, str, str]:
+        "(column index, layer, feature) of the span feature to read, from the #T_ header lines."
+        col, layers = 3, []
+        for h in header:
+            kind, _, spec = h[1:].partition("=")
+            name, *feats = spec.split("|")
+            if kind == "T_SP": layers.append((col, name, feats))
+            col += max(1, len(feats))
+        if not layers: raise ValueError("no span layer (#T_SP=...) in the header")
+        hit = [x for x in layers if layer is None or x[1] == layer or x[1].rsplit(".", 1)[-1] == layer]
+        if not hit: raise ValueError(f"layer {layer!r} is not among the span layers {[x[1] for x in layers]}")
+        c, name, feats = hit[0]
+        f = feature if feature is not None else ("value" if "value" in feats else (feats[0] if feats else None))
+        if f is not None and f not in feats:
+            raise ValueError(f"feature {f!r} is not a feature of layer {name} ({feats})")
+        return c + (feats.index(f) if f is not None else 0), name, f
     if not lines or not lines[0].startswith("#FORMAT=WebAnno TSV 3"):
         raise ValueError(f"{str(p)!r} line 1 is not '#FORMAT=WebAnno TSV 3.x': not a WebAnno/INCEpTION TSV export")
     header = [l for l in lines if l.startswith(("#T_SP=", "#T_CH=", "#T_RL="))]
@@ -734,8 +726,20 @@ def _tsv_header(p: Path, lines: list, layer, feature) -> tuple[int, str]:
     return col, name
 
 # %% ../nbs/12_spans.ipynb #7c8c021e
+_STACK = re.compile(r"(?<!\\)\|")
+_ITEM = re.compile(r"^(?P<v>.*?)(?:\[(?P<id>\d+)\])?$")
+
 def _tsv_items(cells: np.ndarray, short: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     "(labels, ids (None: none), cell index, item index) of the annotations in a feature column; plain ones at once."
+    def _tsv_cell(cell: str, short: str):
+        "[(label, annotation id or None)] of one feature cell: '_' none, '*' no value, 'A[1]|B' stacked."
+        if cell in ("_", ""): return []
+        out = []
+        for item in _STACK.split(cell):
+            m = _ITEM.match(item)
+            v = re.sub(r"\\(.)", r"\1", m["v"])
+            out.append((short if v in ("*", "") else v, m["id"]))
+        return out
     full = np.flatnonzero((cells != "_") & (cells != ""))
     v = cells[full].tolist()
     odd = (cells[full] == "*").any() or any(c in "\x00".join(v) for c in "|[\\")    # any stacked, id'd or escaped?
@@ -750,7 +754,11 @@ def _tsv_items(cells: np.ndarray, short: str) -> tuple[np.ndarray, np.ndarray, n
     return lab[order], ids[order], at, k
 
 # %% ../nbs/12_spans.ipynb #814d1e05
-def _tsv_lines(p: Path, col: int, lines: list) -> tuple[np.ndarray, list]:
+def tsv_token_lines(
+    p: Path,  # the WebAnno TSV file, for the messages
+    col: int,  # the feature column every token line must have
+    lines: list,  # the file's lines
+) -> tuple[np.ndarray, list]:
     "(line numbers, columns) of the token lines, each checked to have the feature column and 'start-end' offsets."
     body = [n for n, l in enumerate(lines, 1) if l and l[0] != "#"]
     cs = [lines[n - 1].split("\t") for n in body]
@@ -761,31 +769,31 @@ def _tsv_lines(p: Path, col: int, lines: list) -> tuple[np.ndarray, list]:
     return np.array(body, np.int64), cs
 
 # %% ../nbs/12_spans.ipynb #e9b27c9c
-def _tsv_body(text: str, col: int) -> tuple[np.ndarray, list] | None:
-    "(line numbers, fields) of the token lines, cut sentence by sentence ('#' lines lead each); None if ragged or odd."
-    if any(c in text for c in "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"): return None      # other line breaks
-    parts, first, count, line = [], [], [], 1
-    for blk in text.rstrip("\n").split("\n\n"):
-        i, h, n = 0, 0, blk.count("\n") + 1
-        while i < len(blk) and blk[i] in "#\n":                 # the sentence's '#Text=' lines, blank lines
-            i, h = (blk.find("\n", i) + 1 or len(blk) + 1), h + 1
-        if i < len(blk):
-            parts.append(blk[i:])
-            first.append(line + h)
-            count.append(n - h)
-        line += n + 1
-    body = "\n".join(parts)
-    lines = body.split("\n")
-    tabs = np.fromiter(map(str.count, lines, repeat("\t")), np.int64, len(lines))
-    if sum(count) != len(lines) or "\n#" in body or not parts or tabs[0] < col or (tabs != tabs[0]).any(): return None
-    ns = np.repeat(np.array(first) - np.cumsum(np.r_[0, count[:-1]]), count) + np.arange(len(lines))
-    return ns, body.replace("\n", "\t").split("\t")
-
 def _tsv_table(p: Path, col: int, text: str) -> tuple[np.ndarray, dict]:
     "(line numbers, columns id, offsets, token and cell (object arrays)) of the token lines, cut at once."
+    def _tsv_body(text: str, col: int) -> tuple[np.ndarray, list] | None:
+        "(line numbers, fields) of the token lines, cut sentence by sentence ('#' lines lead each); None: ragged, odd."
+        if any(c in text for c in "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"): return None      # other line breaks
+        parts, first, count, line = [], [], [], 1
+        for blk in text.rstrip("\n").split("\n\n"):
+            i, h, n = 0, 0, blk.count("\n") + 1
+            while i < len(blk) and blk[i] in "#\n":                 # the sentence's '#Text=' lines, blank lines
+                i, h = (blk.find("\n", i) + 1 or len(blk) + 1), h + 1
+            if i < len(blk):
+                parts.append(blk[i:])
+                first.append(line + h)
+                count.append(n - h)
+            line += n + 1
+        body = "\n".join(parts)
+        lines = body.split("\n")
+        tabs = np.fromiter(map(str.count, lines, repeat("\t")), np.int64, len(lines))
+        if sum(count) != len(lines) or "\n#" in body or not parts or tabs[0] < col or (tabs != tabs[0]).any():
+            return None
+        ns = np.repeat(np.array(first) - np.cumsum(np.r_[0, count[:-1]]), count) + np.arange(len(lines))
+        return ns, body.replace("\n", "\t").split("\t")
     got = _tsv_body(text, col)
     if got is None:                                             # ragged or bad lines: cut them one by one
-        ns, cs = _tsv_lines(p, col, text.splitlines())
+        ns, cs = tsv_token_lines(p, col, text.splitlines())
         t = {k: [c[i] for c in cs] for k, i in zip(("id", "offsets", "token", "cell"), (0, 1, 2, col))}
     else:
         (ns, f), w = got, len(got[1]) // len(got[0])
@@ -797,7 +805,7 @@ def _tsv_offsets(p: Path, ns: np.ndarray, t: pd.DataFrame, col: int, text: str) 
     "(starts, ends) of the token lines' 'start-end' column, cut at once; a bad one names its line."
     parts = "-".join(t["offsets"].tolist()).split("-")
     if len(parts) != 2 * len(ns):
-        _tsv_lines(p, col, text.splitlines())                   # a line without '-' is named there
+        tsv_token_lines(p, col, text.splitlines())                   # a line without '-' is named there
         parts = [x for c in t["offsets"].tolist() for x in (c.split("-", 1) + ["", ""])[:2]]
     try: off = np.array(parts, dtype=np.int64).reshape(-1, 2)
     except ValueError:
@@ -854,7 +862,7 @@ def read_webanno_tsv(
     labels=None,  # the declared label set (None: the labels that occur)
 ) -> Spans:
     "Spans from WebAnno/INCEpTION TSV 3.x: multi-token annotations joined by their ids, stacked ones kept."
-    ps = _paths(paths, "WebAnno TSV file")
+    ps = input_paths(paths, "WebAnno TSV file")
     who = [p.stem for p in ps] if annotators is None else list(annotators)
     dd = [p.parent.name for p in ps] if docs is None else list(docs)
     if len(who) != len(ps) or len(dd) != len(ps): raise ValueError("annotators= and docs= need one name per file")
@@ -880,7 +888,7 @@ def _doccano_columns(tri: list, ents: list, kt: list, ke: list, where: list) -> 
     if not ents: return [list(x) for x in t]
     r = np.arange(len(kt))
     order = np.argsort(np.r_[np.repeat(r, ke), np.repeat(r, kt)], kind="stable")
-    cols = zip(_fields(ents, ("start_offset", "end_offset", "label")), t)
+    cols = zip(record_fields(ents, ("start_offset", "end_offset", "label")), t)
     return [np.concatenate([np.asarray(a, dtype=object), np.asarray(b, dtype=object)])[order].tolist() for a, b in cols]
 
 # %% ../nbs/12_spans.ipynb #9afd6e4c
@@ -890,14 +898,14 @@ def read_doccano(
     labels=None,  # the declared label set (None: the labels that occur)
 ) -> Spans:
     "Spans from doccano JSONL (`label: [[start, end, tag], ...]` or `entities`), one annotator per file."
-    ps = _paths(path, "doccano export")
+    ps = input_paths(path, "doccano export")
     who = [p.stem for p in ps] if annotator is None else [annotator] if isinstance(annotator, str) else list(annotator)
     if len(who) != len(ps): raise ValueError(f"annotator= names {len(who)} annotators for {len(ps)} files")
     recs, texts, where, tri, ents, kt, ke = [], {}, [], [], [], [], []
     for p, w in zip(ps, who):
-        for n, rec in _jsonl_records(p, "doccano"):
+        for n, rec in jsonl_records(p, "doccano"):
             if not isinstance(rec, dict) or "text" not in rec or not ("label" in rec or "entities" in rec):
-                _not_this_tool(p, f"line {n}", rec, "doccano", "'text' and 'label' or 'entities'")
+                reject_record(p, f"line {n}", rec, "doccano", "'text' and 'label' or 'entities'")
             doc = rec.get("id", n)
             texts[doc] = rec["text"]
             recs.append((doc, w, f"{p.name} line {n}"))
@@ -909,34 +917,31 @@ def read_doccano(
             ke.append(len(x) if "entities" in rec else 0)
             kt.append(0 if "entities" in rec else len(x))
     s, e, l = _doccano_columns(tri, ents, kt, ke, where)
-    return _record_spans(recs, np.repeat(np.arange(len(recs)), np.add(kt, ke)), s, e, l, texts, labels)
-
-# %% ../nbs/12_spans.ipynb #a9cbcf5e
-def _iob_fields(text: str) -> tuple[list, np.ndarray]:
-    "(every field of `text`, the number of fields on each line): one split, and a scan of the bytes for the counts."
-    b = np.frombuffer(text.encode("utf-8"), np.uint8)
-    nl, cr = b == 10, b == 13
-    odd = np.isin(b, (11, 12, 28, 29, 30)).any() or (cr & ~np.r_[nl[1:], False]).any()   # other line breaks
-    if not odd:
-        sp = (b == 32) | (b == 9) | cr | nl
-        at = np.flatnonzero(~sp & np.r_[True, sp[:-1]])                   # the first byte of each field
-        n = np.bincount((np.cumsum(nl) - nl)[at], minlength=int(nl.sum()) + int(len(b) > 0 and b[-1] != 10))
-        fields = text.split()
-        if len(fields) == n.sum(): return fields, n                       # no other (unicode) whitespace
-    cs = list(map(str.split, text.splitlines()))
-    return list(chain.from_iterable(cs)), np.fromiter(map(len, cs), np.int64, len(cs))
+    return record_spans(recs, np.repeat(np.arange(len(recs)), np.add(kt, ke)), s, e, l, texts, labels)
 
 # %% ../nbs/12_spans.ipynb #d48e9363
 def _iob_file(p: Path, column: int):
     "(tokens, tags, line numbers, document index, sentence index) of a CoNLL file: split once, indexed as arrays."
+    def _iob_fields(text: str) -> tuple[list, np.ndarray]:
+        "(every field of `text`, the number of fields on each line): one split, and a scan of the bytes for the counts."
+        b = np.frombuffer(text.encode("utf-8"), np.uint8)
+        nl, cr = b == 10, b == 13
+        odd = np.isin(b, (11, 12, 28, 29, 30)).any() or (cr & ~np.r_[nl[1:], False]).any()   # other line breaks
+        if not odd:
+            sp = (b == 32) | (b == 9) | cr | nl
+            at = np.flatnonzero(~sp & np.r_[True, sp[:-1]])                   # the first byte of each field
+            n = np.bincount((np.cumsum(nl) - nl)[at], minlength=int(nl.sum()) + int(len(b) > 0 and b[-1] != 10))
+            fields = text.split()
+            if len(fields) == n.sum(): return fields, n                       # no other (unicode) whitespace
+        cs = list(map(str.split, text.splitlines()))
+        return list(chain.from_iterable(cs)), np.fromiter(map(len, cs), np.int64, len(cs))
     fields, n = _iob_fields(p.read_text(encoding="utf-8-sig"))
     fields, at = np.array([*fields, None], dtype=object)[:-1], np.cumsum(n) - n
     first = np.where(n > 0, fields[np.minimum(at, len(fields) - 1)], "")
     ds = first == "-DOCSTART-"
     tok = (n > 0) & ~ds
-    one = np.flatnonzero(tok & (n < 2))
-    if len(one):
-        raise ValueError(f"IOB file {str(p)!r} line {one[0] + 1} has one column; expected the token and its tag")
+    o = np.flatnonzero(tok & (n < 2))                            # lines of one column
+    if len(o): raise ValueError(f"IOB file {str(p)!r} line {o[0] + 1} has one column; expected the token and its tag")
     idx = np.flatnonzero(tok)
     if not len(idx): raise ValueError(f"IOB file {str(p)!r} holds no token")
     col = column if column >= 0 else n[idx] + column
@@ -947,32 +952,34 @@ def _iob_file(p: Path, column: int):
     return first[idx], fields[at[idx] + col], idx + 1, docs, sents
 
 # %% ../nbs/12_spans.ipynb #cb31f6f0
-def _iob_offsets(toks, docs, sents):
-    "Character offsets of the tokens in texts with one space between tokens and a newline between sentences."
+def _iob_layout(toks, docs, sents):
+    "(starts, ends, texts): the tokens laid out with one space between them and a newline between sentences."
     n = np.fromiter(map(len, toks), np.int64, len(toks))
     new_doc = np.r_[True, docs[1:] != docs[:-1]]
     gap = np.where(new_doc, 0, 1)
     step = n + np.r_[gap[1:], 0]
     csum = np.cumsum(np.r_[0, step[:-1]])
     start = csum - np.maximum.accumulate(np.where(new_doc, csum, 0))
-    return start, start + n
-
-# %% ../nbs/12_spans.ipynb #2a73194d
-def _iob_tag_parts(tags: np.ndarray, p: Path, lines):
-    "(prefix letter, type code, types) of each tag, parsed once per distinct tag; a bad tag names its line."
-    codes, uniq = pd.factorize(tags)
-    u = [("O-" if t == "O" else str(t)) for t in uniq]
-    pre = np.array([t[:1] for t in u], dtype="<U1")
-    bad = ~np.isin(pre, list("BIOES")) | ((pre != "O") & np.array([len(t) < 3 or t.find("-") != 1 for t in u]))
-    i = int(np.argmax(bad[codes])) if bad.any() else -1
-    if i >= 0:
-        raise ValueError(f"IOB file {str(p)!r} line {lines[i]}: tag {u[codes[i]]!r} is not O, B-X, I-X, E-X or S-X")
-    tc, types = pd.factorize(np.array([t[2:] for t in u], dtype=object))
-    return pre[codes], tc[codes], np.asarray(types, dtype=object)
+    sep = np.concatenate([np.where(docs[1:] != docs[:-1], "", np.where(sents[1:] != sents[:-1], "\n", " ")), [""]])
+    both = np.empty(2 * len(toks), dtype=object); both[0::2], both[1::2] = toks, sep
+    b = np.r_[np.flatnonzero(np.r_[True, docs[1:] != docs[:-1]]), len(docs)]     # documents are runs of lines
+    texts = {int(docs[i]) + 1: "".join(both[2 * i: 2 * j].tolist()) for i, j in zip(b[:-1], b[1:])}
+    return start, start + n, texts
 
 # %% ../nbs/12_spans.ipynb #806e80d9
 def _iob_chunks(tags: np.ndarray, sents: np.ndarray, p: Path, lines, scheme: str):
     "(first token, last token + 1, type) of each chunk, by conlleval's rules; ill-formed starts warned about."
+    def _iob_tag_parts(tags: np.ndarray, p: Path, lines):
+        "(prefix letter, type code, types) of each tag, parsed once per distinct tag; a bad tag names its line."
+        codes, uniq = pd.factorize(tags)
+        u = [("O-" if t == "O" else str(t)) for t in uniq]
+        pre = np.array([t[:1] for t in u], dtype="<U1")
+        bad = ~np.isin(pre, list("BIOES")) | ((pre != "O") & np.array([len(t) < 3 or t.find("-") != 1 for t in u]))
+        i = int(np.argmax(bad[codes])) if bad.any() else -1
+        if i >= 0:
+            raise ValueError(f"IOB file {str(p)!r} line {lines[i]}: tag {u[codes[i]]!r} is not O, B-X, I-X, E-X or S-X")
+        tc, types = pd.factorize(np.array([t[2:] for t in u], dtype=object))
+        return pre[codes], tc[codes], np.asarray(types, dtype=object)
     pre, typ, types = _iob_tag_parts(tags, p, lines)
     new = np.r_[True, sents[1:] != sents[:-1]]
     pp = np.where(new, "O", np.r_[np.array(["O"], dtype="<U1"), pre[:-1]])
@@ -987,14 +994,6 @@ def _iob_chunks(tags: np.ndarray, sents: np.ndarray, p: Path, lines, scheme: str
     ends = np.r_[stop, len(pre)][np.searchsorted(stop, first, side="right")]
     return first, ends, types[typ[first]]
 
-# %% ../nbs/12_spans.ipynb #81684cee
-def _iob_texts(toks, docs, sents) -> dict:
-    "Each document's text (from 1): its tokens joined by a space, and by a newline between sentences."
-    sep = np.concatenate([np.where(docs[1:] != docs[:-1], "", np.where(sents[1:] != sents[:-1], "\n", " ")), [""]])
-    both = np.empty(2 * len(toks), dtype=object); both[0::2], both[1::2] = toks, sep
-    b = np.r_[np.flatnonzero(np.r_[True, docs[1:] != docs[:-1]]), len(docs)]     # documents are runs of lines
-    return {int(docs[i]) + 1: "".join(both[2 * i: 2 * j].tolist()) for i, j in zip(b[:-1], b[1:])}
-
 # %% ../nbs/12_spans.ipynb #589abcab
 def read_iob(
     paths,  # CoNLL-style token files, one per annotator (the same tokens in each)
@@ -1005,12 +1004,12 @@ def read_iob(
 ) -> Spans:
     "Spans from CoNLL-style IOB1/IOB2/IOBES files, one per annotator; chunks read as conlleval reads them."
     check_choice("scheme", scheme, ("IOB1", "IOB2", "IOBES"))
-    ps = _paths(paths, "IOB file")
+    ps = input_paths(paths, "IOB file")
     who = [p.stem for p in ps] if annotators is None else list(annotators)
     rows, ref = [], None
     for p, w in zip(ps, who):
         toks, tags, lines, docs, sents = _iob_file(p, column)
-        if ref is None: ref = (p, toks, docs, sents, lines, *_iob_offsets(toks, docs, sents))
+        if ref is None: ref = (p, toks, docs, sents, lines, *_iob_layout(toks, docs, sents))
         elif len(toks) != len(ref[1]) or (toks != ref[1]).any():
             k = min(len(toks), len(ref[1]))
             i = int(np.argmax(toks[:k] != ref[1][:k])) if (toks[:k] != ref[1][:k]).any() else k
@@ -1021,8 +1020,7 @@ def read_iob(
         rows.append(pd.DataFrame({"doc": docs[f] + 1, "annotator": who_f,
                                   "start": ref[5][f], "end": ref[6][e - 1], "label": pd.Series(t, dtype=object),
                                   "origin": p.name, "origin_line": lines[f]}))
-    toks, docs, sents, st, en = ref[1], ref[2], ref[3], ref[5], ref[6]
-    texts = _iob_texts(toks, docs, sents)
+    docs, st, en, texts = ref[2], ref[5], ref[6], ref[7]
     tokens = pd.DataFrame({"doc": docs + 1, "start": st, "end": en})
     seen = [(d, w) for d in texts for w in who]
     df = pd.concat(rows, ignore_index=True).astype({"origin": "category"})
@@ -1062,7 +1060,9 @@ def read_spans(
     return SPAN_FORMATS[format](ps[0] if format == "label-studio" else ps, **kwargs)
 
 # %% ../nbs/12_spans.ipynb #e680ba94
-def _continuum(S: Spans):
+def continuum(
+    S: Spans,  # validated spans
+) -> tuple[pd.Index, pd.Series]:
     "(documents every annotator saw, their lengths): α_U and γ need every coder on every continuum."
     A = len(S.annotators)
     k = S.seen.drop_duplicates().groupby("doc", sort=False)["annotator"].size().reindex(S.docs.index).fillna(0)
@@ -1074,20 +1074,16 @@ def _continuum(S: Spans):
     return k.index[k >= A], n[k >= A]
 
 # %% ../nbs/12_spans.ipynb #26f5c186
-def _flatten(d, a, s, e) -> tuple:
-    "Overlapping spans of one annotator (and document) merged into one unit each: (d, a, s, e) sorted."
+def _units_and_gaps(d, a, s, e, lengths: np.ndarray, A: int) -> tuple:
+    "(d, a, s, e, gaps): overlapping spans of one annotator (and document) merged into units, sorted; the gap lengths."
     o = np.lexsort((s, a, d))
     d, a, s, e = d[o], a[o], s[o], e[o]
-    if not len(s): return d, a, s, e
-    grp = np.r_[True, (d[1:] != d[:-1]) | (a[1:] != a[:-1])]
-    reach = pd.Series(e).groupby(np.cumsum(grp)).cummax().to_numpy()
-    new = grp | (s >= np.r_[0, reach[:-1]])
-    return d[new], a[new], s[new], pd.Series(e).groupby(np.cumsum(new)).max().to_numpy()
-
-# %% ../nbs/12_spans.ipynb #0a55752d
-def _gap_lengths(d, a, s, e, lengths: np.ndarray, A: int) -> np.ndarray:
-    "Lengths of the gaps of every annotator in every document (units sorted by doc, annotator, start; no overlaps)."
-    first = np.r_[True, (d[1:] != d[:-1]) | (a[1:] != a[:-1])][: len(d)]
+    if len(s):
+        grp = np.r_[True, (d[1:] != d[:-1]) | (a[1:] != a[:-1])]
+        reach = pd.Series(e).groupby(np.cumsum(grp)).cummax().to_numpy()
+        new = grp | (s >= np.r_[0, reach[:-1]])
+        d, a, s, e = d[new], a[new], s[new], pd.Series(e).groupby(np.cumsum(new)).max().to_numpy()
+    first = np.r_[True, (d[1:] != d[:-1]) | (a[1:] != a[:-1])][: len(d)]     # the gaps of every annotator and document
     last = np.r_[first[1:], True][: len(d)]
     inner = np.where(first, s, s - np.r_[0, e[:-1]])
     tail = lengths[d[last]] - e[last]
@@ -1095,7 +1091,7 @@ def _gap_lengths(d, a, s, e, lengths: np.ndarray, A: int) -> np.ndarray:
     has[d, a] = True
     empty = np.repeat(lengths, A - has.sum(1))                     # an annotator with no unit: one gap, the document
     g = np.concatenate([inner, tail, empty])
-    return g[g > 0]
+    return d, a, s, e, g[g > 0]
 
 # %% ../nbs/12_spans.ipynb #add2c570
 def _observed_u(d, a, s, e, A) -> float:
@@ -1110,19 +1106,17 @@ def _observed_u(d, a, s, e, A) -> float:
     alone = (A - 1) - hits.sum(1)                                   # other coders in whose gaps the unit lies
     return 2 * pair + 2 * float((alone * (e - s).astype(float) ** 2).sum())
 
-# %% ../nbs/12_spans.ipynb #685ff966
-def _expected_u(l: np.ndarray, gaps: np.ndarray, A: int, L: int) -> float:
-    "Krippendorff's D_e of one category (the formula above), vectorised with sorted gap lengths."
-    l, gs = l.astype(float), np.sort(gaps.astype(float))
-    k = len(gs) - np.searchsorted(gs, l, side="left")               # gaps at least as long as each unit
-    tail = np.r_[np.cumsum(gs[::-1])[::-1], 0.0][len(gs) - k]       # their summed lengths
-    inner = (len(l) - 1) / 3 * (2 * l**3 - 3 * l**2 + l) + l**2 * (tail - k * (l - 1))
-    return 2 / L * inner.sum() / (A * L * (A * L - 1) - (l * (l - 1)).sum())
-
 # %% ../nbs/12_spans.ipynb #636f0e6c
 def _alpha_u_parts(S: Spans) -> pd.DataFrame:
     "Per label: D_o and D_e of α_U (rows: labels)."
-    docs, n = _continuum(S)
+    def _expected_u(l: np.ndarray, gaps: np.ndarray, A: int, L: int) -> float:
+        "Krippendorff's D_e of one category (the formula above), vectorised with sorted gap lengths."
+        l, gs = l.astype(float), np.sort(gaps.astype(float))
+        k = len(gs) - np.searchsorted(gs, l, side="left")               # gaps at least as long as each unit
+        tail = np.r_[np.cumsum(gs[::-1])[::-1], 0.0][len(gs) - k]       # their summed lengths
+        inner = (len(l) - 1) / 3 * (2 * l**3 - 3 * l**2 + l) + l**2 * (tail - k * (l - 1))
+        return 2 / L * inner.sum() / (A * L * (A * L - 1) - (l * (l - 1)).sum())
+    docs, n = continuum(S)
     d, a, l = S.codes()
     keep = np.isin(d, S.docs.index.get_indexer(docs))
     s, e = S.frame["start"].to_numpy(np.int64)[keep], S.frame["end"].to_numpy(np.int64)[keep]
@@ -1132,11 +1126,10 @@ def _alpha_u_parts(S: Spans) -> pd.DataFrame:
     rows = {}
     for c, lab in enumerate(S.labels):                             # a loop over the (few) labels
         m = l[keep] == c
-        dc, ac, sc, ec = _flatten(d[keep][m], a[keep][m], s[m], e[m])
+        dc, ac, sc, ec, gaps = _units_and_gaps(d[keep][m], a[keep][m], s[m], e[m], lengths, A)
         if len(sc) < m.sum():
             warnings.warn(f"{int(m.sum() - len(sc))} overlapping span(s) of one annotator labelled {lab!r} merged "
                           "into one unit (α_U needs units of a label not to overlap)", stacklevel=3)
-        gaps = _gap_lengths(dc, ac, sc, ec, lengths, A)
         rows[lab] = dict(observed=_observed_u(dc, ac, sc, ec, A) / (A * (A - 1) * L**2),
                          expected=_expected_u(ec - sc, gaps, A, L), units=len(sc))
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis("label")
@@ -1164,21 +1157,6 @@ def dissimilarity(
     pos = ((np.abs(s1 - s2) + np.abs(e1 - e2)) / ((e1 - s1) + (e2 - s2))) ** 2
     return pos + (c1 != c2)
 
-# %% ../nbs/12_spans.ipynb #04f7d163
-def _edges(d, a, s, e, c, n: int, delta: float):
-    "Pairs (i < j) of units of different annotators with d <= (n - 1 + C(n, 2))Δ: sorted keys i*N+j and their d."
-    bound = (n - 1 + n * (n - 1) / 2) * delta
-    lmax = np.zeros(d.max(initial=0) + 1, np.int64)
-    np.maximum.at(lmax, d, e - s)
-    i, j = overlapping_pairs(d, s, e, reach=np.sqrt(bound) * ((e - s) + lmax[d]))
-    swap = a[i] > a[j]
-    i, j = np.where(swap, j, i), np.where(swap, i, j)
-    dd = dissimilarity(s[i], e[i], c[i], s[j], e[j], c[j])
-    k = (a[i] != a[j]) & (dd <= bound + 1e-12)
-    key = i[k] * len(s) + j[k]
-    o = np.argsort(key)
-    return key[o], dd[k][o]
-
 # %% ../nbs/12_spans.ipynb #7a71d53e
 def _extend(T: np.ndarray, cost: np.ndarray, M: np.ndarray, a, keys, dd, N: int):
     "Tuples (rows of unit ids, -1 empty) grown by a unit of a later annotator joined to all; M: members' sums of d."
@@ -1205,6 +1183,19 @@ def _extend(T: np.ndarray, cost: np.ndarray, M: np.ndarray, a, keys, dd, N: int)
 # %% ../nbs/12_spans.ipynb #e2f4abd7
 def _tuples(d, a, s, e, c, n: int, delta: float):
     "Every unitary alignment that can be part of a best alignment: (units, n) ids (-1 empty) and their disorder."
+    def _edges(d, a, s, e, c, n: int, delta: float):
+        "Pairs (i < j) of units of different annotators with d <= (n - 1 + C(n, 2))Δ: sorted keys i*N+j and their d."
+        bound = (n - 1 + n * (n - 1) / 2) * delta
+        lmax = np.zeros(d.max(initial=0) + 1, np.int64)
+        np.maximum.at(lmax, d, e - s)
+        i, j = overlapping_pairs(d, s, e, reach=np.sqrt(bound) * ((e - s) + lmax[d]))
+        swap = a[i] > a[j]
+        i, j = np.where(swap, j, i), np.where(swap, i, j)
+        dd = dissimilarity(s[i], e[i], c[i], s[j], e[j], c[j])
+        k = (a[i] != a[j]) & (dd <= bound + 1e-12)
+        key = i[k] * len(s) + j[k]
+        o = np.argsort(key)
+        return key[o], dd[k][o]
     N = len(s)
     keys, dd = _edges(d, a, s, e, c, n, delta)
     T = np.full((N, n), -1)
@@ -1245,7 +1236,12 @@ def best_alignment(
     return T[pick], float(cost[pick].sum() / (len(s) / n))
 
 # %% ../nbs/12_spans.ipynb #de5f88fb
-def _cat_disorder(al: np.ndarray, s, e, c) -> float:
+def cat_disorder(
+    al: np.ndarray,  # an alignment: rows of unit ids, a column per annotator (-1: empty), as `best_alignment` gives
+    s: np.ndarray,  # the units' starts
+    e: np.ndarray,  # their ends (exclusive)
+    c: np.ndarray,  # their label codes
+) -> float:
     "γ-cat's disorder of an alignment: label disagreement of aligned pairs weighted by 1 - d_pos, over n_ā - 1."
     n = al.shape[1]
     i, j = np.triu_indices(n, 1)
@@ -1257,22 +1253,20 @@ def _cat_disorder(al: np.ndarray, s, e, c) -> float:
     w = np.maximum(0, 1 - pos ** 2) / (nv - 1)
     return float(divide((w * (c[u] != c[v])).sum(), w.sum(), np.nan))
 
-# %% ../nbs/12_spans.ipynb #8c873ff6
-def _shuffled(rng, d, s, e, lengths) -> tuple[np.ndarray, np.ndarray]:
-    "Each unit moved to a uniform random position in its document, its length kept."
-    l = e - s
-    room = np.maximum(lengths[d] - l, 0)
-    s2 = np.floor(rng.random(len(s)) * (room + 1)).astype(np.int64)
-    return s2, s2 + l
-
 # %% ../nbs/12_spans.ipynb #fbd71891
 def _chance_disorders(rng, d, a, s, e, c, L, n: int, n_samples: int, progress) -> tuple[list, list]:
     "(best disorder, categorial disorder) of each of `n_samples` shuffled continua."
+    def _shuffled(rng, d, s, e, lengths) -> tuple[np.ndarray, np.ndarray]:
+        "Each unit moved to a uniform random position in its document, its length kept."
+        l = e - s
+        room = np.maximum(lengths[d] - l, 0)
+        s2 = np.floor(rng.random(len(s)) * (room + 1)).astype(np.int64)
+        return s2, s2 + l
     chance, chance_cat = [], []
     for _ in progress_bar(range(n_samples), show=progress, desc="gamma: random continua"):
         s2, e2 = _shuffled(rng, d, s, e, L)
         al2, dis = best_alignment(d, a, s2, e2, c, n)
-        chance.append(dis); chance_cat.append(_cat_disorder(al2, s2, e2, c))
+        chance.append(dis); chance_cat.append(cat_disorder(al2, s2, e2, c))
     return chance, chance_cat
 
 # %% ../nbs/12_spans.ipynb #c30f9606
@@ -1287,7 +1281,7 @@ def gamma(
     n_samples = check_int("n_samples", n_samples, 2)
     n = len(S.annotators)
     if n < 2: raise ValueError("γ needs at least two annotators")
-    docs, lengths = _continuum(S)
+    docs, lengths = continuum(S)
     d, a, c = S.codes()
     keep = np.isin(d, S.docs.index.get_indexer(docs))
     d, a, c = d[keep], a[keep], c[keep]
@@ -1298,7 +1292,7 @@ def gamma(
     chance, chance_cat = _chance_disorders(rng, d, a, s, e, c, L, n, n_samples, progress)
     exp, se_exp = float(np.mean(chance)), float(np.std(chance, ddof=1) / np.sqrt(n_samples))
     cc = np.array(chance_cat)
-    cat_obs, cat_exp = _cat_disorder(al, s, e, c), float(cc[~np.isnan(cc)].mean()) if (~np.isnan(cc)).any() else np.nan
+    cat_obs, cat_exp = cat_disorder(al, s, e, c), float(cc[~np.isnan(cc)].mean()) if (~np.isnan(cc)).any() else np.nan
     g_cat = 1.0 if cat_obs == 0 else float(1 - divide(cat_obs, cat_exp, np.nan))
     return pd.Series({"gamma": 1 - obs / exp, "gamma_cat": g_cat,
                       "observed_disorder": obs, "expected_disorder": exp, "se": obs * se_exp / exp**2,
