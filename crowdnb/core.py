@@ -23,8 +23,8 @@ from scipy import sparse
 # %% auto #0
 __all__ = ['prange', 'LEVELS', 'FORMATS', 'DEFAULTS', 'PASS_THROUGH', 'BACKENDS', 'show_progress', 'progress_bar', 'engine',
            'kernel', 'Opt', 'OptionError', 'Placeholder', 'OptionTypeError', 'as_rng', 'check_choice', 'check_int',
-           'check_number', 'check_level', 'check_bool', 'divide', 'group_runs', 'shared_data', 'rows_msg',
-           'parse_answers', 'Judgments', 'id_codes', 'canonical_frame', 'apply_empty', 'codes_from_table',
+           'check_number', 'check_level', 'check_bool', 'blas_threads', 'divide', 'group_runs', 'shared_data',
+           'rows_msg', 'parse_answers', 'Judgments', 'id_codes', 'canonical_frame', 'apply_empty', 'codes_from_table',
            'detect_format', 'read_table', 'csv_lines', 'as_judgments', 'option_owners', 'role_columns',
            'table_judgments', 'is_dask_frame', 'frame_backend', 'backend_judgments', 'atomic_write', 'write_csv',
            'loop_design', 'design_matrix', 'Simulation', 'simulate_crowd']
@@ -258,6 +258,16 @@ def check_bool(
     if isinstance(value, (bool, np.bool_)): return bool(value)
     raise OptionTypeError(name, value, Opt(name), f" must be True or False{' or None' if none_ok else ''}, "
                           f"not {value!r} ({type(value).__name__})")
+
+# %% ../nbs/00_core.ipynb #08485003
+def blas_threads(
+    n: int = 1,  # BLAS threads inside the block
+):
+    "A context manager limiting BLAS to `n` threads while it lasts (a no-op without threadpoolctl)."
+    import contextlib
+    try: from threadpoolctl import threadpool_limits
+    except ImportError: return contextlib.nullcontext()
+    return threadpool_limits(check_int("n", n), user_api="blas")
 
 # %% ../nbs/00_core.ipynb #04edffc8
 def divide(

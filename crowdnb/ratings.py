@@ -6,7 +6,6 @@ Docs: https://crowdnb.github.io/crowdnb/ratings.html.md"""
 
 # %% ../nbs/23_ratings.ipynb #60262111
 from __future__ import annotations
-import contextlib
 import warnings
 from dataclasses import dataclass
 
@@ -15,7 +14,7 @@ import pandas as pd
 from fastcore.meta import delegates
 from scipy import linalg, optimize, sparse, stats
 
-from .core import Opt, OptionError
+from .core import Opt, OptionError, blas_threads
 from .core import Judgments, as_judgments, check_choice, check_int, check_number, engine, kernel, prange
 from .agreement import UndefinedAgreement, answer_distances, coincidence_matrix
 from .chance import coefficient_table
@@ -133,13 +132,6 @@ def icc_from_mean_squares(
     out.index.name = "form"
     return out
 
-# %% ../nbs/23_ratings.ipynb #3ddce8e2
-def _blas_one_thread():
-    "BLAS on one thread while the context lasts (a no-op without threadpoolctl): on a busy machine threads cost more."
-    try: from threadpoolctl import threadpool_limits
-    except ImportError: return contextlib.nullcontext()
-    return threadpool_limits(1, user_api="blas")
-
 # %% ../nbs/23_ratings.ipynb #31ac706d
 @dataclass
 class RatingDesign:
@@ -212,7 +204,7 @@ def rating_design(
     d = RatingDesign(n, k, len(z), g.astype(float), np.bincount(gi, minlength=G).astype(float), C, R,
                      np.bincount(gi, t, G), np.bincount(gi, t * t, G),
                      np.bincount(rater, minlength=k).astype(float), np.bincount(rater, z, k), float(z @ z))
-    with _blas_one_thread(): d.basis = _gram_basis(unit, rater, gi, d, memory)
+    with blas_threads(1): d.basis = _gram_basis(unit, rater, gi, d, memory)
     return d
 
 # %% ../nbs/23_ratings.ipynb #57243d84
@@ -318,7 +310,7 @@ def reml_components(
     d: RatingDesign,  # from `rating_design`
 ) -> pd.Series:
     "Low-level: REML variance components of the two-way random model (s2a, s2b, s2e) and the one-way model (s2a1, s2w)."
-    with _blas_one_thread():
+    with blas_threads(1):
         f1 = lambda t: reml_one_way(d, np.exp(-t[0]))[0]
         t1 = _newton(f1, [optimize.minimize_scalar(lambda t: f1([t]), bounds=(-25, 15), method="bounded").x])[0]
         sw = reml_one_way(d, np.exp(-t1))[1]

@@ -6,7 +6,6 @@ Docs: https://crowdnb.github.io/crowdnb/trust.html.md"""
 
 # %% ../nbs/21_trust.ipynb #1bedbe9b
 from __future__ import annotations
-import contextlib
 from itertools import combinations, chain
 from math import comb
 
@@ -15,7 +14,7 @@ import pandas as pd
 from fastcore.meta import delegates
 from scipy import sparse
 
-from .core import Opt, OptionError
+from .core import Opt, OptionError, blas_threads
 from .core import as_judgments, check_choice, check_int, check_level, check_number, engine, kernel, progress_bar
 # one definition of alpha's parts
 from .agreement import squared_distances, judgments_of, alpha_scale, single_label, UndefinedAgreement
@@ -122,13 +121,6 @@ def check_workers(
                          f"their codes, alphas and ranks, and {n / (2**20 - 21):,.1f}x the work of 20 workers; "
                          "the limit is ", Opt("max_workers", max_workers), ". Pass ", Opt("max_workers", k),
                          " to run anyway.")
-
-# %% ../nbs/21_trust.ipynb #bc79df2a
-def _blas_one_thread():
-    "BLAS on one thread while the context lasts (a no-op without threadpoolctl)."
-    try: from threadpoolctl import threadpool_limits
-    except ImportError: return contextlib.nullcontext()
-    return threadpool_limits(1, user_api="blas")
 
 # %% ../nbs/21_trust.ipynb #b9a13c7e
 def _split_alphas(X, D, chunk_mb=1.0, progress=None):
@@ -294,9 +286,9 @@ def _subset_alphas(x, level, codes, chunk_mb=64, progress=None):
     show = progress if progress is not None else (None if len(codes) > 200_000 else False)   # None: auto
     if engine() == "numba":                                           # the compiled kernels, every level
         D = np.zeros((V, V)) if level == "ordinal" else squared_distances(values, None, level)
-        with _blas_one_thread(): return _split_numba(X, D, chunk_mb, show, level == "ordinal")[codes]
+        with blas_threads(1): return _split_numba(X, D, chunk_mb, show, level == "ordinal")[codes]
     if level != "ordinal":                                            # fixed distances: the split by workers
-        with _blas_one_thread(): return _split_alphas(X, squared_distances(values, None, level), chunk_mb, show)[codes]
+        with blas_threads(1): return _split_alphas(X, squared_distances(values, None, level), chunk_mb, show)[codes]
     D = None
     B = max(1, int(chunk_mb * 2**20 // (8 * (2 * U * V + 3 * V * V + k))))   # subsets per chunk of ≤ chunk_mb MiB
     starts = range(0, len(codes), B)
