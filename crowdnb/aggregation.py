@@ -33,9 +33,9 @@ __all__ = ['EPS', 'METHODS', 'VoteState', 'tie_keys', 'vote_state', 'unit_votes'
            'MACE', 'glad_logits', 'glad_estep', 'glad_q', 'glad_terms', 'GLAD', 'glad_m_step', 'glad_frame',
            'glad_theta', 'class_sums', 'edge_normal', 'mix64', 'edge_values', 'kos_start', 'kos_step', 'kos_scores',
            'kos_frame', 'kos_hits', 'KOS', 'pair_counts', 'mmsr_covariance', 'trimmed_means', 'msr_factors',
-           'sign_vector', 'MMSR', 'mmsr_votes', 'mmsr_frame', 'mmsr_hits', 'confusion_terms', 'boot_sums',
-           'bootstrap_theta', 'WQSTerms', 'wqs_terms', 'wqs_boot_sums', 'wqs_units', 'wqs_interval', 'read_gold',
-           'compare', 'disagreements']
+           'sign_vector', 'mmsr_accuracy', 'MMSR', 'mmsr_votes', 'mmsr_frame', 'mmsr_hits', 'confusion_terms',
+           'boot_sums', 'bootstrap_theta', 'WQSTerms', 'wqs_terms', 'wqs_boot_sums', 'wqs_units', 'wqs_interval',
+           'read_gold', 'compare', 'disagreements']
 
 # %% ../nbs/32_aggregation.ipynb #a8ea17f7
 @dataclass
@@ -788,6 +788,27 @@ def sign_vector(
     s = np.sign(phi[:k])
     return np.sign(s.sum()) * s
 
+# %% ../nbs/32_aggregation.ipynb #163fad28
+def mmsr_accuracy(
+    C: np.ndarray,  # workers x workers covariances (`mmsr_covariance`)
+    obs: np.ndarray,  # workers x workers: the observed pairs
+    u: np.ndarray,  # per worker: the start u = v of the MSR factors
+    n_labels: int,  # number of labels K
+    n_units: int,  # number of units U
+    n_iter: int = 10000,  # most MSR rounds
+    tol: float = 1e-10,  # stop when ‖u vᵀ − u₀ v₀ᵀ‖_F falls below this
+    signs: str = "observed",  # sign graph on 'observed' pairs, or 'crowd-kit' (unobserved pairs disagree)
+) -> tuple:
+    "Per worker p_i: MSR factors of |C| (`msr_factors`), signs of C (`sign_vector`), s clipped; and the losses."
+    F = max(int(obs.sum(0).min()) // 2 - 1, 0)
+    u, v, losses = msr_factors(np.abs(C), obs, u, F, n_units, n_iter, tol)
+    valid = C.sum(1) != 0 if signs == "crowd-kit" else obs.any(1)
+    S = np.sign(C) if signs == "crowd-kit" else np.sign(C) * obs
+    sign = np.zeros(len(u)); sign[valid] = sign_vector(S[np.ix_(valid, valid)])
+    x = sign * u * np.sqrt(np.linalg.norm(v) / np.linalg.norm(u))
+    x = np.clip(x, -1 / (n_labels - 1) + 1 / np.sqrt(n_units), 1 - 1 / np.sqrt(n_units))
+    return x * (n_labels - 1) / n_labels + 1 / n_labels, losses
+
 # %% ../nbs/32_aggregation.ipynb #fbd9f511
 class MMSR(Aggregator):
     "M-MSR (Ma & Olshevsky 2020): skills from a robust rank-one completion of the agreement matrix; weighted vote."
@@ -816,17 +837,11 @@ def fit(self: MMSR, data, **kwargs):
         raise ValueError(f"MMSR needs at least two labels; the judgments hold {list(J.labels)}: declare labels=[...]")
     s = ex.sum(pair_counts, states, K, W)
     C, obs = mmsr_covariance(s["common"], s["agree"], K)
-    F = max(int(obs.sum(0).min()) // 2 - 1, 0)
     if not obs.any():
         warnings.warn("MMSR: no two workers judged a unit in common; every skill is 0, the labels are a plain vote")
     u = self.seed_.uniform(size=W) if self.init is None else pd.Series(self.init).reindex(J.workers).to_numpy(float)
-    u, v, self.loss_ = msr_factors(np.abs(C), obs, u, F, U, self.n_iter, self.tol)
-    valid = C.sum(1) != 0 if self.signs == "crowd-kit" else obs.any(1)
-    S = np.sign(C) if self.signs == "crowd-kit" else np.sign(C) * obs
-    sign = np.zeros(W); sign[valid] = sign_vector(S[np.ix_(valid, valid)])
-    x = sign * u * np.sqrt(np.linalg.norm(v) / np.linalg.norm(u))
-    x = np.clip(x, -1 / (K - 1) + 1 / np.sqrt(U), 1 - 1 / np.sqrt(U))
-    self.accuracy_ = pd.Series(x * (K - 1) / K + 1 / K, index=J.workers, name="accuracy")
+    acc, self.loss_ = mmsr_accuracy(C, obs, u, K, U, self.n_iter, self.tol, self.signs)
+    self.accuracy_ = pd.Series(acc, index=J.workers, name="accuracy")
     self.skills_ = pd.Series(np.log(self.accuracy_ * (K - 1) / (1 - self.accuracy_)), name="skill")
     s = ex.sum(mmsr_hits, states, self.skills_.to_numpy(), K, W)
     table = ex.frame(mmsr_frame, states, self.skills_.to_numpy(), J.labels)
