@@ -29,12 +29,13 @@ __all__ = ['EPS', 'METHODS', 'VoteState', 'tie_keys', 'vote_state', 'unit_votes'
            'shares', 'posterior_of', 'posterior_frame', 'unit_ids', 'in_memory', 'locate_units', 'vote_states',
            'accuracy_terms', 'Aggregator', 'vote_hits', 'vote_frame', 'MajorityVote', 'Wawa', 'ZeroBasedSkill',
            'label_use', 'onecoin_logits', 'onecoin_step', 'share_hits', 'onecoin_frame', 'OneCoinDawidSkene',
-           'DawidSkene', 'mace_logits', 'mace_counts', 'mace_frame', 'mace_update', 'mace_terms', 'MACE', 'glad_logits',
-           'glad_estep', 'glad_q', 'glad_terms', 'GLAD', 'glad_m_step', 'glad_frame', 'glad_theta', 'class_sums',
-           'edge_normal', 'mix64', 'edge_values', 'kos_start', 'kos_step', 'kos_scores', 'kos_frame', 'kos_hits', 'KOS',
-           'pair_counts', 'mmsr_covariance', 'trimmed_means', 'msr_factors', 'sign_vector', 'MMSR', 'mmsr_votes',
-           'mmsr_frame', 'mmsr_hits', 'confusion_terms', 'boot_sums', 'bootstrap_theta', 'WQSTerms', 'wqs_terms',
-           'wqs_boot_sums', 'wqs_units', 'wqs_interval', 'read_gold', 'compare', 'disagreements']
+           'onecoin_m_step', 'DawidSkene', 'mace_logits', 'mace_counts', 'mace_frame', 'mace_update', 'mace_terms',
+           'MACE', 'glad_logits', 'glad_estep', 'glad_q', 'glad_terms', 'GLAD', 'glad_m_step', 'glad_frame',
+           'glad_theta', 'class_sums', 'edge_normal', 'mix64', 'edge_values', 'kos_start', 'kos_step', 'kos_scores',
+           'kos_frame', 'kos_hits', 'KOS', 'pair_counts', 'mmsr_covariance', 'trimmed_means', 'msr_factors',
+           'sign_vector', 'mmsr_accuracy', 'MMSR', 'mmsr_votes', 'mmsr_frame', 'mmsr_hits', 'confusion_terms',
+           'boot_sums', 'bootstrap_theta', 'WQSTerms', 'wqs_terms', 'wqs_boot_sums', 'wqs_units', 'wqs_interval',
+           'read_gold', 'compare', 'disagreements']
 
 # %% ../nbs/32_aggregation.ipynb #a8ea17f7
 @dataclass
@@ -85,11 +86,13 @@ def vote_state(
     return VoteState(shard.units, shard.unit_code.astype(np.int64), shard.worker_code.astype(np.int64), label,
                      key, n_labels)
 
+# %% ../nbs/32_aggregation.ipynb #781f0d8c
 @patch(as_prop=True)
 def keys(self: VoteState) -> np.ndarray:
     "Units x labels tie-breaking keys of the shard's units (`tie_keys`)."
     return tie_keys(self.units, self.n_labels, self.key)
 
+# %% ../nbs/32_aggregation.ipynb #dae6314e
 @patch
 def keys_of(self: VoteState, rows: np.ndarray) -> np.ndarray:
     "The tie-breaking keys of the shard's units at positions `rows` only (ties are rare: hash just those)."
@@ -140,6 +143,7 @@ def onehot(codes: np.ndarray, n_labels: int) -> np.ndarray:
     out[np.flatnonzero(ok), codes[ok]] = 1.0
     return out
 
+# %% ../nbs/32_aggregation.ipynb #4733ccb2
 def shares(v: np.ndarray) -> np.ndarray:
     "Rows of `v` divided by their sums (the vote shares; a zero row: uniform)."
     s = v.sum(axis=1, keepdims=True)
@@ -153,26 +157,30 @@ def posterior_of(logits: np.ndarray) -> tuple:
     s = e.sum(axis=1, keepdims=True)
     return e / s, (top + np.log(s))[:, 0]
 
+# %% ../nbs/32_aggregation.ipynb #bcbfc4d3
 def posterior_frame(st: VoteState, post, labels) -> pd.DataFrame:
     "A shard's units x labels posterior with the most probable label ('_label', seeded ties) and ties ('_tied')."
     lab, n_tied = best_labels(post, st.keys_of)
     out = pd.DataFrame(post, index=st.units, columns=pd.Index(labels, name="label"))
     return out.assign(_label=pd.Index(labels)[lab], _tied=n_tied)
 
+# %% ../nbs/32_aggregation.ipynb #c9301bdb
 def unit_ids(st: VoteState) -> pd.DataFrame:
     "One shard's unit ids, as a table (to lay out per-unit parameters in shard order)."
     return pd.DataFrame(index=st.units)
 
+# %% ../nbs/32_aggregation.ipynb #0e78db01
 def in_memory(frame):
     "A pandas table from what an executor's `frame` returns (a dask frame is computed: units × labels is small)."
     return frame.compute() if hasattr(frame, "compute") else frame
 
-
+# %% ../nbs/32_aggregation.ipynb #8f379776
 def locate_units(st: VoteState, all_units: pd.Index) -> VoteState:
     "The shard with `offset`, the position of its first unit among all units."
     st.offset = int(all_units.get_indexer(st.units[:1])[0]) if st.n_units else 0
     return st
 
+# %% ../nbs/32_aggregation.ipynb #1e5a8382
 def vote_states(J, key: int, what: str) -> tuple:
     "(executor, `VoteState`s with their offsets, all units in shard order) of judgments in memory or on Dask."
     ex = J.executor()
@@ -183,6 +191,7 @@ def vote_states(J, key: int, what: str) -> tuple:
     units = in_memory(ex.frame(unit_ids, states)).index
     return ex, ex.map(locate_units, states, units), units
 
+# %% ../nbs/32_aggregation.ipynb #7a934bb6
 def accuracy_terms(st: VoteState, post_table: pd.DataFrame) -> tuple:
     "Per judgment: the posterior of the label given (num) and 1 (den): θ = a worker's expected accuracy."
     post = post_table.to_numpy()[st.offset:st.offset + st.n_units]
@@ -251,6 +260,7 @@ def vote_hits(st: VoteState, skill, n_labels: int, n_workers: int, ties: str = "
     lab, n_tied = best_labels(unit_votes(st, n_labels, w), st.keys_of)
     return worker_hits(st, onehot(np.where((n_tied > 1) & (ties == "report"), -1, lab), n_labels), n_workers)
 
+# %% ../nbs/32_aggregation.ipynb #783998a0
 def vote_frame(st: VoteState, skill, labels, ties: str = "random") -> pd.DataFrame:
     "One shard's table: vote shares per label, the chosen label and the number of tied labels."
     w = None if skill is None else np.asarray(skill)[st.worker]
@@ -304,21 +314,25 @@ class ZeroBasedSkill(Aggregator):
         self.lr_reduce_factor = check_number("lr_reduce_factor", lr_reduce_factor, low=0)
         self.eps = check_number("eps", eps, low=0); as_rng(seed); self.seed = seed
 
-    @delegates(as_judgments, but=["data"])
-    def fit(self, data, **kwargs):
-        J, ex, states = self._start(data, kwargs)
-        used = ex.sum(label_use, states, len(J.labels))["used"]
-        skill = np.full(len(J.workers), 1 / max((used > 0).sum(), 1) + self.eps)
-        lr = self.lr_init
-        for it in range(1, self.n_iter + 1):
-            if it % self.lr_steps_to_reduce == 0: lr *= self.lr_reduce_factor
-            s = ex.sum(vote_hits, states, skill, len(J.labels), len(J.workers))
-            skill = skill + lr * (s["hits"] / s["n"] - skill)
-        return self._finish(ex.frame(vote_frame, states, skill, J.labels), J.labels, J.workers, skill)
-
+# %% ../nbs/32_aggregation.ipynb #e343bd36
 def label_use(st: VoteState, n_labels: int) -> dict:
     "One shard: how often each label is used."
     return dict(used=np.bincount(st.label, minlength=n_labels))
+
+# %% ../nbs/32_aggregation.ipynb #7c82030e
+@patch
+@delegates(as_judgments, but=["data"])
+def fit(self: ZeroBasedSkill, data, **kwargs):
+    "Skills from chance + `eps`, `n_iter` steps towards the agreement with the skill-weighted vote, the rate decaying."
+    J, ex, states = self._start(data, kwargs)
+    used = ex.sum(label_use, states, len(J.labels))["used"]
+    skill = np.full(len(J.workers), 1 / max((used > 0).sum(), 1) + self.eps)
+    lr = self.lr_init
+    for it in range(1, self.n_iter + 1):
+        if it % self.lr_steps_to_reduce == 0: lr *= self.lr_reduce_factor
+        s = ex.sum(vote_hits, states, skill, len(J.labels), len(J.workers))
+        skill = skill + lr * (s["hits"] / s["n"] - skill)
+    return self._finish(ex.frame(vote_frame, states, skill, J.labels), J.labels, J.workers, skill)
 
 # %% ../nbs/32_aggregation.ipynb #8a3b1525
 EPS = 1e-10
@@ -354,23 +368,30 @@ class OneCoinDawidSkene(Aggregator):
         self.n_iter, self.tol = check_int("n_iter", n_iter), check_number("tol", tol, low=0)
         as_rng(seed); self.seed = seed
 
-    @delegates(as_judgments, but=["data"])
-    def fit(self, data, **kwargs):
-        J, ex, states = self._start(data, kwargs)
-        K, W = len(J.labels), len(J.workers)
-        s = ex.sum(share_hits, states, K, W)
-        n_units, prev = s["units"], -np.inf
-        self.n_iter_ = 0
-        for it in range(self.n_iter):
-            skill, prior = s["hits"] / s["n"], s["post"] / n_units
-            s = ex.sum(onecoin_step, states, skill, prior, K, W)
-            self.n_iter_ += 1
-            if (s["ll"] - prev) / s["n"].sum() < self.tol: break
-            prev = s["ll"]
-        skill, prior = s["hits"] / s["n"], s["post"] / n_units
-        self.prior_ = pd.Series(prior, index=J.labels, name="prior")
-        self.log_lik_ = float(ex.sum(onecoin_step, states, skill, prior, K, W)["ll"])
-        return self._finish(ex.frame(onecoin_frame, states, skill, prior, J.labels), J.labels, J.workers, skill)
+# %% ../nbs/32_aggregation.ipynb #fc8a3a9b
+def onecoin_m_step(
+    s: dict,  # an E step's sums over shards (`share_hits` or `onecoin_step`): 'hits', 'n', 'post', 'units'
+) -> tuple:
+    "M step: each worker's skill $s_i$ = hits / judgments and the prior $\\pi_k = \\frac1U\\sum_u q_{uk}$."
+    return s["hits"] / s["n"], s["post"] / s["units"]
+
+# %% ../nbs/32_aggregation.ipynb #437ca65a
+@patch
+@delegates(as_judgments, but=["data"])
+def fit(self: OneCoinDawidSkene, data, **kwargs):
+    "EM from the vote shares: E step over shards, M step, until the log-likelihood per judgment gains under `tol`."
+    J, ex, states = self._start(data, kwargs)
+    K, W = len(J.labels), len(J.workers)
+    s, prev, n_it = ex.sum(share_hits, states, K, W), -np.inf, 0
+    for _ in range(self.n_iter):
+        s = ex.sum(onecoin_step, states, *onecoin_m_step(s), K, W)
+        n_it += 1
+        if (s["ll"] - prev) / s["n"].sum() < self.tol: break
+        prev = s["ll"]
+    skill, prior = onecoin_m_step(s)
+    self.n_iter_, self.prior_ = n_it, pd.Series(prior, index=J.labels, name="prior")
+    self.log_lik_ = float(ex.sum(onecoin_step, states, skill, prior, K, W)["ll"])
+    return self._finish(ex.frame(onecoin_frame, states, skill, prior, J.labels), J.labels, J.workers, skill)
 
 # %% ../nbs/32_aggregation.ipynb #def194e2
 class DawidSkene(ModelB):
@@ -612,12 +633,14 @@ def edge_normal(st: VoteState, workers: pd.Index, key: int) -> np.ndarray:
     u2 = ((z ^ (z >> np.uint64(32))) >> np.uint64(11)).astype(np.float64) / 2.0**53
     return 1 + np.sqrt(-2 * np.log(u1)) * np.cos(2 * np.pi * u2)
 
+# %% ../nbs/32_aggregation.ipynb #6dd5cac8
 def mix64(z: np.ndarray) -> np.ndarray:
     "SplitMix64's finaliser: a bijection of uint64 that spreads every input bit over the output."
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     return z ^ (z >> np.uint64(31))
 
+# %% ../nbs/32_aggregation.ipynb #de085f88
 def edge_values(st: VoteState, workers: pd.Index, init: pd.Series) -> np.ndarray:
     "Per judgment the value `init` gives its (unit, worker) pair; a pair it lacks is an error naming it."
     ix = init.index.get_indexer(pd.MultiIndex.from_arrays([st.units[st.unit], workers[st.worker]]))
@@ -765,6 +788,27 @@ def sign_vector(
     s = np.sign(phi[:k])
     return np.sign(s.sum()) * s
 
+# %% ../nbs/32_aggregation.ipynb #163fad28
+def mmsr_accuracy(
+    C: np.ndarray,  # workers x workers covariances (`mmsr_covariance`)
+    obs: np.ndarray,  # workers x workers: the observed pairs
+    u: np.ndarray,  # per worker: the start u = v of the MSR factors
+    n_labels: int,  # number of labels K
+    n_units: int,  # number of units U
+    n_iter: int = 10000,  # most MSR rounds
+    tol: float = 1e-10,  # stop when ‖u vᵀ − u₀ v₀ᵀ‖_F falls below this
+    signs: str = "observed",  # sign graph on 'observed' pairs, or 'crowd-kit' (unobserved pairs disagree)
+) -> tuple:
+    "Per worker p_i: MSR factors of |C| (`msr_factors`), signs of C (`sign_vector`), s clipped; and the losses."
+    F = max(int(obs.sum(0).min()) // 2 - 1, 0)
+    u, v, losses = msr_factors(np.abs(C), obs, u, F, n_units, n_iter, tol)
+    valid = C.sum(1) != 0 if signs == "crowd-kit" else obs.any(1)
+    S = np.sign(C) if signs == "crowd-kit" else np.sign(C) * obs
+    sign = np.zeros(len(u)); sign[valid] = sign_vector(S[np.ix_(valid, valid)])
+    x = sign * u * np.sqrt(np.linalg.norm(v) / np.linalg.norm(u))
+    x = np.clip(x, -1 / (n_labels - 1) + 1 / np.sqrt(n_units), 1 - 1 / np.sqrt(n_units))
+    return x * (n_labels - 1) / n_labels + 1 / n_labels, losses
+
 # %% ../nbs/32_aggregation.ipynb #fbd9f511
 class MMSR(Aggregator):
     "M-MSR (Ma & Olshevsky 2020): skills from a robust rank-one completion of the agreement matrix; weighted vote."
@@ -793,17 +837,11 @@ def fit(self: MMSR, data, **kwargs):
         raise ValueError(f"MMSR needs at least two labels; the judgments hold {list(J.labels)}: declare labels=[...]")
     s = ex.sum(pair_counts, states, K, W)
     C, obs = mmsr_covariance(s["common"], s["agree"], K)
-    F = max(int(obs.sum(0).min()) // 2 - 1, 0)
     if not obs.any():
         warnings.warn("MMSR: no two workers judged a unit in common; every skill is 0, the labels are a plain vote")
     u = self.seed_.uniform(size=W) if self.init is None else pd.Series(self.init).reindex(J.workers).to_numpy(float)
-    u, v, self.loss_ = msr_factors(np.abs(C), obs, u, F, U, self.n_iter, self.tol)
-    valid = C.sum(1) != 0 if self.signs == "crowd-kit" else obs.any(1)
-    S = np.sign(C) if self.signs == "crowd-kit" else np.sign(C) * obs
-    sign = np.zeros(W); sign[valid] = sign_vector(S[np.ix_(valid, valid)])
-    x = sign * u * np.sqrt(np.linalg.norm(v) / np.linalg.norm(u))
-    x = np.clip(x, -1 / (K - 1) + 1 / np.sqrt(U), 1 - 1 / np.sqrt(U))
-    self.accuracy_ = pd.Series(x * (K - 1) / K + 1 / K, index=J.workers, name="accuracy")
+    acc, self.loss_ = mmsr_accuracy(C, obs, u, K, U, self.n_iter, self.tol, self.signs)
+    self.accuracy_ = pd.Series(acc, index=J.workers, name="accuracy")
     self.skills_ = pd.Series(np.log(self.accuracy_ * (K - 1) / (1 - self.accuracy_)), name="skill")
     s = ex.sum(mmsr_hits, states, self.skills_.to_numpy(), K, W)
     table = ex.frame(mmsr_frame, states, self.skills_.to_numpy(), J.labels)
