@@ -131,11 +131,11 @@ def dask_per_iteration(quick: bool = False):
     run = lambda d, k: _quiet(lambda: crowdtruth.run(d, max_iter=k, tol=1e-300))
     with threads(2):
         run(df, 2)
-        mem = (_best(lambda: run(df, 6), 1) - _best(lambda: run(df, 2), 1)) / 4
+        mem = (_best(lambda: run(df, 12), 2) - _best(lambda: run(df, 2), 2)) / 10
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cl, Client(cl):
         ddf = dd.from_pandas(df, npartitions=4).persist()
         run(ddf, 2)
-        dsk = (_best(lambda: run(ddf, 6), 1) - _best(lambda: run(ddf, 2), 1)) / 4
+        dsk = (_best(lambda: run(ddf, 12), 2) - _best(lambda: run(ddf, 2), 2)) / 10   # 4 iterations were noise
     return [Result("Dask (2 processes) vs in memory (2 threads): one CrowdTruth iteration", f"{len(df):,} judgments",
                    dsk, mem, None, "same code, same numbers", "Dask within 1.5x of in memory")]
 
