@@ -33,10 +33,10 @@ from .core import Opt, OptionError
 from .render import NotebookRenderer, escape_markdown, page_html, title_cell, toc_html
 
 # %% auto #0
-__all__ = ['METHODS', 'esc', 'html_table', 'figure_html', 'slug', 'Section', 'Plan', 'plan', 'near_chance', 'low_outliers',
-           'QualityReport', 'majority_vote', 'in_short', 'FormRatings', 'read_form', 'template', 'inject_parameters',
-           'execute', 'report_page', 'report', 'read_error_counts', 'write_conll', 'CorefReport', 'coref_report',
-           'SpansReport', 'annotator_f1', 'spans_report', 'interval_flags']
+__all__ = ['METHODS', 'INPUT_ERRORS', 'esc', 'html_table', 'figure_html', 'slug', 'Section', 'Plan', 'plan', 'near_chance',
+           'low_outliers', 'QualityReport', 'majority_vote', 'in_short', 'FormRatings', 'read_form', 'template',
+           'inject_parameters', 'execute', 'report_page', 'report', 'read_error_counts', 'write_conll', 'CorefReport',
+           'coref_report', 'SpansReport', 'annotator_f1', 'spans_report', 'interval_flags']
 
 # %% ../nbs/60_report.ipynb #15b68b1b
 def esc(
@@ -988,6 +988,9 @@ def inject_parameters(
     return nb
 
 # %% ../nbs/60_report.ipynb #b081d08d
+# errors in the kernel that are about the input: raised again here as ValueError or TypeError
+INPUT_ERRORS = ("ValueError", "TypeError", "OptionError", "OptionTypeError", "UndefinedAgreement", "FileNotFoundError")
+
 def execute(
     nb,  # an nbformat notebook
     cwd,  # folder the kernel runs in
@@ -1009,8 +1012,9 @@ def execute(
                 try: client.execute_cell(cell, i)
                 except CellExecutionError as e:
                     ename, evalue = getattr(e, "ename", ""), getattr(e, "evalue", str(e))
-                    if ename in ("ValueError", "TypeError", "UndefinedAgreement", "FileNotFoundError"):
-                        raise (TypeError if ename == "TypeError" else ValueError)(evalue) from None
+                    if ename in INPUT_ERRORS:
+                        kind = TypeError if ename in ("TypeError", "OptionTypeError") else ValueError
+                        raise kind(evalue) from None
                     raise RuntimeError(f"the report notebook failed in cell {i} ({first!r}): {ename}: "
                                        f"{evalue}") from None
                 bar.update(1)
@@ -1046,23 +1050,24 @@ _OUTPUTS = ("report.html", "report.ipynb", "summary.csv", "judgments.pkl")   # w
 
 # %% ../nbs/60_report.ipynb #61530639
 def _data_param(data, out: Path, kwargs: dict):
-    "What the notebook loads: a path (with the options) as given, anything in memory pickled into `out`."
+    "What the notebook loads (a path with its options, or memory pickled into `out`), and the judgments."
     if isinstance(data, FormRatings):                         # saved whole: the report shows repeats and comments
         with atomic_write(out / "judgments.pkl") as tmp: pd.to_pickle(data, tmp)
-        return "judgments.pkl", dict(labels=list(data.judgments.labels) if data.judgments.closed else None)
+        labels = list(data.judgments.labels) if data.judgments.closed else None
+        return "judgments.pkl", dict(labels=labels), data.judgments
     if isinstance(data, (str, os.PathLike)):
         p = Path(data)
         if not p.exists(): raise ValueError(f"judgments file {str(p)!r} does not exist")
         if p.resolve().parent == out and p.name in _OUTPUTS:       # never overwrite the input
             raise ValueError(f"judgments file {str(p)!r} is in the output folder under a name the report writes; "
                              "choose another out=")
-        return str(p.resolve()), kwargs
+        return str(p.resolve()), kwargs, as_judgments(p, **kwargs)   # the errors now, with their options
     if not isinstance(data, (pd.DataFrame, Judgments)):
         raise TypeError("data must be a CSV path, a long DataFrame, Judgments or FormRatings, not "
                         f"{type(data).__name__}")
-    as_judgments(data, **kwargs)                              # the errors now, not in the kernel
+    J = as_judgments(data, **kwargs)                          # the errors now, not in the kernel
     with atomic_write(out / "judgments.pkl") as tmp: pd.to_pickle(data, tmp)
-    return "judgments.pkl", {k: v for k, v in kwargs.items()}
+    return "judgments.pkl", {k: v for k, v in kwargs.items()}, J
 
 # %% ../nbs/60_report.ipynb #67466865
 def _finish(nb, out: Path, title: str) -> Path:
@@ -1109,7 +1114,8 @@ def report(
                             title=title, timeout=timeout, progress=progress, **kwargs)
     n_boot, ci, top = _check_report(data, errors, level, n_boot, ci, top, progress)
     out = _prepare_out(out)
-    path, options = _data_param(data, out, kwargs)
+    path, options, J = _data_param(data, out, kwargs)
+    if level is not None: plan(J, level)                      # a level the labels cannot carry: refused here
     title = title or "Annotation-quality report"
     nb = inject_parameters(template("report"), data=path, options=options, level=level, n_boot=n_boot, ci=ci, seed=seed,
                            top=top, title=title)
@@ -1396,7 +1402,7 @@ def coref_report(
                                                         "files)")
     files = _coref_files(key, response, errors)
     out = _prepare_out(out)
-    rpath, options = (None, {}) if ratings is None else _data_param(ratings, out, kwargs)
+    rpath, options = (None, {}) if ratings is None else _data_param(ratings, out, kwargs)[:2]
     title = title or "Coreference annotation report"
     nb = inject_parameters(template("coref_report"), key=files["key"], response=files["response"], ratings=rpath,
                            options=options, errors=files.get("errors"), level=level, threshold=threshold, seed=seed,
