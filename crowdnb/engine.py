@@ -57,10 +57,15 @@ def unit_counts(self: Shard, n_labels: int) -> sparse.csr_matrix:
 
 # %% ../nbs/01_engine.ipynb #91c5d3bf
 @patch
-def check_single(self: Shard, what: str) -> Shard:
+def check_single(
+    self: Shard,
+    what: str,  # the method, named in the error
+    counted: bool = False,  # a judgment may hold as many labels as the judgments it stands for (duplicates='count')
+) -> Shard:
     "The shard, if each judgment holds one label and no (unit, worker) pair repeats; else a ValueError naming both ids."
-    if self.multi is not None or self.several is not None:
-        u, w = self.multi or self.several
+    flag = self.several if counted else self.multi or self.several
+    if flag is not None:
+        u, w = flag
         raise ValueError(f"{what} needs one label per judgment; the judgment of unit {u!r} by worker {w!r} "
                          "holds several")
     if self.repeated is not None:

@@ -234,14 +234,7 @@ def shard_patterns(
     labels,  # the label set, in code order
 ) -> PatternState:
     "A shard's patterns; a judgment with several labels or a repeated (unit, worker) pair is an error naming both."
-    if shard.several is not None:
-        u, w = shard.several
-        raise ValueError(f"model B needs one label per judgment; the judgment of unit {u!r} by worker {w!r} "
-                         "holds several")
-    if shard.repeated is not None:
-        u, w = shard.repeated
-        raise ValueError(f"model B needs one judgment per (unit, worker); unit {u!r} and worker {w!r} repeat"
-                         + ("; select one dimension first" if shard.dimension else ""))
+    shard.check_single("model B", counted=True)
     if shard.n_units == 0: return PatternState(None, shard.units)
     p = patterns_of(shard.unit_code[shard.rows], shard.worker_code[shard.rows], shard.lab, shard.n_units, n_workers,
                     labels, len(shard.rows) == shard.n_judgments)

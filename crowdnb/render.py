@@ -22,7 +22,7 @@ __all__ = ['ANSI', 'TQDM', 'DIRECTIVE', 'EXTENSIONS', 'MIME_ORDER', 'OUTPUT_HEAD
 
 # %% ../nbs/61_render.ipynb #7a92f829
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-# a tqdm frame: "desc:  40%|####      | 8/20 [00:00<00:00, 32.54it/s]" or "desc: 5it [00:01, 3.2it/s]"
+# a tqdm frame: a percentage before a bar between pipes, a count n/total, an elapsed time in brackets, a rate
 TQDM = re.compile(r"\d+%\|.*\||\|\s*\d[\d.]*[kMG]?/\d[\d.]*[kMG]?\s*\[|\[\d+:\d\d(:\d\d)?(<|,\s)|"
                   r"\d[\d.]*\s*(it/s|s/it)\]?\s*$")
 
