@@ -22,12 +22,12 @@ from scipy import sparse
 
 # %% auto #0
 __all__ = ['prange', 'LEVELS', 'FORMATS', 'DEFAULTS', 'PASS_THROUGH', 'BACKENDS', 'show_progress', 'progress_bar', 'engine',
-           'kernel', 'Opt', 'OptionError', 'Placeholder', 'OptionTypeError', 'as_rng', 'check_choice', 'check_int',
-           'check_number', 'check_level', 'check_bool', 'blas_threads', 'divide', 'group_runs', 'shared_data',
-           'rows_msg', 'parse_answers', 'Judgments', 'id_codes', 'canonical_frame', 'apply_empty', 'codes_from_table',
-           'detect_format', 'read_table', 'csv_lines', 'as_judgments', 'option_owners', 'role_columns',
-           'table_judgments', 'is_dask_frame', 'frame_backend', 'backend_judgments', 'atomic_write', 'write_csv',
-           'loop_design', 'design_matrix', 'Simulation', 'simulate_crowd']
+           'scratch', 'kernel', 'stack_scratch', 'Opt', 'OptionError', 'Placeholder', 'OptionTypeError', 'as_rng',
+           'check_choice', 'check_int', 'check_number', 'check_level', 'check_bool', 'blas_threads', 'divide',
+           'group_runs', 'shared_data', 'rows_msg', 'parse_answers', 'Judgments', 'id_codes', 'canonical_frame',
+           'apply_empty', 'codes_from_table', 'detect_format', 'read_table', 'csv_lines', 'as_judgments',
+           'option_owners', 'role_columns', 'table_judgments', 'is_dask_frame', 'frame_backend', 'backend_judgments',
+           'atomic_write', 'write_csv', 'loop_design', 'design_matrix', 'Simulation', 'simulate_crowd']
 
 # %% ../nbs/00_core.ipynb #d6ab251b
 def show_progress(
@@ -72,6 +72,10 @@ def engine() -> str:
 # %% ../nbs/00_core.ipynb #31752cf1
 prange = range   # a kernel's parallel loop: `range` in plain Python, `numba.prange` once the kernel is compiled
 
+def scratch(like):  # a tuple whose length, known when compiling, is the array's
+    "A kernel's small float scratch array as long as `like`: `np.empty` in plain Python, on the stack once compiled."
+    return np.empty(len(like))
+
 class kernel:
     ("Decorator: a loop compiled by numba (nopython, cached on disk) on its first call; callers check `engine()` and "
      "keep a numpy path.")
@@ -99,6 +103,7 @@ def _compile(self: kernel):
     for name in names(self.py.__code__):
         if isinstance(env.get(name), kernel): env[name] = env[name]._jit = env[name]._jit or env[name]._compile()
     if "prange" in self.py.__code__.co_names: env["prange"] = numba.prange
+    if "scratch" in self.py.__code__.co_names: env["scratch"] = stack_scratch()
     fn = types.FunctionType(self.py.__code__, env, self.py.__name__, self.py.__defaults__, self.py.__closure__)
     fn.__module__, fn.__qualname__, fn.__doc__ = self.py.__module__, self.py.__qualname__, self.py.__doc__
     cache = self.py.__module__.startswith("crowdnb.")            # on disk only for the package's own files
@@ -120,6 +125,24 @@ def _source(fn) -> str | None:
     import inspect
     try: return inspect.getsource(fn).strip()
     except (OSError, TypeError): return None
+
+# %% ../nbs/00_core.ipynb #3ba2fd18
+def stack_scratch():
+    "The compiled `scratch`: a float64 array on the stack, its length a tuple's (built once, when a kernel needs it)."
+    if "scratch" in _STACK: return _STACK["scratch"]
+    import numba
+    from numba.core import cgutils, types
+    @numba.extending.intrinsic
+    def stack_pointer(typingctx, like):
+        n = len(like)   # a UniTuple's length: a constant when compiling
+        def codegen(context, builder, sig, args):
+            return cgutils.alloca_once(builder, context.get_value_type(types.float64), size=n)
+        return types.CPointer(types.float64)(like), codegen
+    @numba.njit(inline="always")
+    def compiled(like): return numba.carray(stack_pointer(like), (len(like),))
+    return _STACK.setdefault("scratch", compiled)
+
+_STACK = {}
 
 # %% ../nbs/00_core.ipynb #f5139990
 class Opt:

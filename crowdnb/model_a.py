@@ -512,7 +512,7 @@ def log_likelihood(
 def distinct_optima(
     objective,  # the objective each run reached (higher is better)
     params,  # the parameter vector each run ended at, one row per run
-    names=None,  # column names of the parameters (default p0, p1, ...)
+    names=None,  # column names of the parameters (default p0, p1, ...; False: no parameter columns)
     tol: float = 1e-3,  # runs whose parameters agree within `tol` (max-abs) are one optimum
     objective_name: str = "objective",  # the objective's column name
     extra=None,  # more per-run values to report at each optimum, {column name: values}
@@ -522,11 +522,12 @@ def distinct_optima(
     objective = np.asarray(objective, float)
     params = np.asarray(params, float).reshape(len(objective), -1)
     tol = check_number("tol", tol, low=0)
-    names = [f"p{k}" for k in range(params.shape[1])] if names is None else list(names)
-    if len(names) != params.shape[1]:
+    names = [f"p{k}" for k in range(params.shape[1])] if names is None else names
+    if names is not False and len(names) != params.shape[1]:
         raise ValueError(f"names has {len(names)} entries for {params.shape[1]} parameters")
+    names = [] if names is False else list(names)
     reps, label = group_runs(objective, params, tol)
-    out = pd.DataFrame(params[reps], columns=names)
+    out = pd.DataFrame(params[reps][:, :len(names)], columns=names)
     out.insert(0, objective_name, objective[reps])
     for k, (name, v) in enumerate((extra or {}).items()): out.insert(1 + k, name, np.asarray(v)[reps])
     by = pd.Series(objective).groupby(label)

@@ -22,7 +22,7 @@ from scipy import sparse, optimize
 from scipy.special import logsumexp
 
 from .core import (Judgments, as_judgments, as_rng, check_choice, check_int, check_number, engine, kernel,
-                          progress_bar)
+                          progress_bar, scratch)
 from .engine import Shard, Threads, split_units
 from .model_a import distinct_optima
 
@@ -34,7 +34,7 @@ __all__ = ['LBFGS_OPTIONS', 'Counts', 'count_parameters', 'Patterns', 'patterns_
            'smoothed_posterior', 'expected_counts', 'm_step', 'dirichlet_log_prior', 'params_of_posterior',
            'pattern_counts', 'vote_counts', 'pattern_loglik', 'pattern_size', 'random_model', 'EMResult',
            'iterate_starts', 'em_loop', 'start_params', 'em', 'optima_table', 'softmax_params', 'anneal_objective',
-           'anneal', 'FitB', 'fit', 'ModelB', 'pattern_posterior', 'pattern_labels']
+           'anneal', 'FitB', 'fit', 'ModelB', 'pattern_posterior']
 
 # %% ../nbs/31_model_b.ipynb #1755316c
 class Counts(NamedTuple):
@@ -646,17 +646,18 @@ def _sweep(classes,  # a tuple of M zeros: its length, the number of classes, is
            acc,  # out, zeros (S, M + 2): Σ count·posterior (eq. 48), log L, impossible flag
            post):  # out: posteriors (P, S, M), or (0, S, M) to skip them
     S, M = gam.shape[0], len(classes)                     # M known when compiling: loops over classes unrolled
-    sc, prod = np.zeros(M), np.ones(S)                     # prod: the likelihoods of patterns not yet logged
-    for i in range(len(counts)):
-        a, b = indptr[i], indptr[i + 1]
-        for s in range(S):
-            for c in range(M): sc[c] = gam[s, c]          # eq. 33, in linear space: no exp
+    sc = scratch(classes)                                  # on the stack: its entries stay in registers
+    for s in range(S):                                     # each start sweeps the patterns once
+        prod, ll = 1.0, 0.0                                # prod: likelihoods not yet logged
+        for i in range(len(counts)):
+            a, b = indptr[i], indptr[i + 1]
+            for c in range(M): sc[c] = gam[s, c]           # eq. 33, in linear space: no exp
             for k in range(a, b):
                 r = (indices[k] * S + s) * M
                 for c in range(M): sc[c] *= tab[r + c]
             tot = 0.0
             for c in range(M): tot += sc[c]
-            if not tot > 1e-280:                           # underflow or an impossible pattern: log space
+            if not tot > 1e-280:                            # underflow or an impossible pattern: log space
                 mx = -np.inf
                 for c in range(M):
                     sc[c] = loggam[s, c]
@@ -666,19 +667,19 @@ def _sweep(classes,  # a tuple of M zeros: its length, the number of classes, is
                 for c in range(M): sc[c] = np.exp(sc[c] - mx); tot += sc[c]
                 norm = np.log(tot) + mx
                 if norm < -1e250: acc[s, M + 1] = 1.0
-                acc[s, M] += counts[i] * norm              # eq. 40
-            elif counts[i] == 1.0 and tot > 1e-100:        # eq. 40: one log per ~20 patterns, not one each
-                prod[s] *= tot
-                if prod[s] < 1e-200: acc[s, M] += np.log(prod[s]); prod[s] = 1.0
-            else: acc[s, M] += counts[i] * np.log(tot)
+                ll += counts[i] * norm                      # eq. 40
+            elif counts[i] == 1.0 and tot > 1e-100:         # eq. 40: one log per ~20 patterns, not one each
+                prod *= tot
+                if prod < 1e-200: ll += np.log(prod); prod = 1.0
+            else: ll += counts[i] * np.log(tot)
             f = counts[i] / tot
             for c in range(M):
-                if len(post): post[i, s, c] = sc[c] / tot  # eq. 37
+                if len(post): post[i, s, c] = sc[c] / tot   # eq. 37
                 sc[c] *= f; acc[s, c] += sc[c]
-            for k in range(a, b):                          # eq. 50's numerators: scatter
+            for k in range(a, b):                           # eq. 50's numerators: scatter
                 r = (indices[k] * S + s) * M
                 for c in range(M): N[r + c] += sc[c]
-    for s in range(S): acc[s, M] += np.log(prod[s])
+        acc[s, M] += ll + np.log(prod)
 
 # %% ../nbs/31_model_b.ipynb #12a3bf6a
 def _sweep_rows(p):
@@ -1070,17 +1071,18 @@ def optima_table(
     runs: list,  # (log L, ModelBParams) of every start
     atol: float = 1e-3,  # end points whose free parameters agree within `atol` are one optimum
     workers=None,  # names of the annotators for the θ columns (default 1..J)
+    params: bool = True,  # the free parameters as columns (False: only the columns that describe each optimum)
 ) -> tuple[pd.DataFrame, list]:
     "`distinct_optima` of the runs, with θ per annotator, F and the π* verdict; and the optima's models."
     def free(m):   # the free parameters in the seed's order, as `params()`
         off = np.broadcast_to(~np.eye(m.n_values, dtype=bool), m.lam.shape).ravel()
         return np.concatenate([m.gamma[:m.n_values - 1], m.lam.ravel()[off]])
     lls = np.array([ll for ll, _ in runs], float)
-    names = list(runs[0][1].params().index)
+    names = list(runs[0][1].params().index) if params else False
     table = distinct_optima(lls, [free(m) for _, m in runs], names, atol, "log_lik")
     models = [runs[r][1] for r in table["run"]]
     workers = [f"{x + 1}" for x in range(models[0].n_annotators)] if workers is None else list(workers)
-    theta = pd.DataFrame([m.theta() for m in models], columns=[f"θ[{w}]" for w in workers])
+    theta = pd.DataFrame(np.array([m.theta() for m in models]), columns=[f"θ[{w}]" for w in workers])
     table = pd.concat([table, theta], axis=1)
     table["F"] = [f_perm(m, np.arange(m.n_values)) for m in models]
     table["preferred"] = [bool(np.all(best_permutation(m) == np.arange(m.n_values))) for m in models]
@@ -1254,8 +1256,7 @@ def fit(
 # %% ../nbs/31_model_b.ipynb #e9c80d35
 def _fit_states(ex, states, n_workers, values, method="smoothed", n_starts=20, eps=0.1, seed=None, progress=None,
                 prior_gamma=0.0, prior_lam=0.0, tol=1e-10, max_iter=100_000, atol=1e-3, accelerate=False,
-                anneal_kw=None,
-                init="random", workers=None) -> FitB:
+                anneal_kw=None, init="random", workers=None, params=True) -> FitB:
     "`fit` over the shards' pattern states on an executor (its options checked here)."
     check_choice("method", method, ("em", "smoothed", "anneal"))
     check_choice("init", init, ("random", "vote"))
@@ -1265,7 +1266,7 @@ def _fit_states(ex, states, n_workers, values, method="smoothed", n_starts=20, e
     kw = dict(prior_gamma=prior_gamma, prior_lam=prior_lam)
     runs, iters = _fit_runs(ex, states, n_workers, np.asarray(values), method, n_starts, init, rng, progress, eps, tol,
                             max_iter, accelerate, anneal_kw, kw)
-    table, models = optima_table(runs, atol, workers)
+    table, models = optima_table(runs, atol, workers, params)
     n_iter, converged = np.array(iters).T
     return FitB(table, models, pd.DataFrame({"log_lik": [r[0] for r in runs], "n_iter": n_iter.astype(int),
                                              "converged": converged.astype(bool)}))
@@ -1317,7 +1318,7 @@ def fit(self: ModelB,
     states = ex.map(shard_patterns, J.shards(), len(J.workers), J.labels)
     res = _fit_states(ex, states, len(J.workers), J.labels, self.method, self.n_starts, self.eps, self.seed,
                       self.progress, self.prior_gamma, self.prior_lam, self.tol, self.max_iter, self.atol,
-                      self.accelerate, self.anneal_kw, self.init, J.workers)
+                      self.accelerate, self.anneal_kw, self.init, J.workers, params=False)
     return _set_fitted(self, res, ex, states, J)
 
 # %% ../nbs/31_model_b.ipynb #aa52d318
@@ -1331,11 +1332,11 @@ def _set_fitted(est, res, ex, states, J):
                                   index=pd.MultiIndex.from_product([workers, labels], names=["worker", "true"]))
     est.theta_ = pd.Series(best.theta(), index=workers, name="theta")
     est.posterior_ = ex.frame(pattern_posterior, states, best, labels)
-    est.labels_ = ex.frame(pattern_labels, states, best, labels)
+    est.labels_ = est.posterior_.idxmax(axis=1).rename("label")   # the first of tied labels, as argmax
     opt = res.optima
     est.optima_ = pd.concat([opt[["log_lik", "visits", "spread", "comment"]],
-                             pd.DataFrame([m.gamma for m in models], columns=[f"γ[{v}]" for v in labels]),
-                             pd.DataFrame([m.theta() for m in models], columns=[f"θ[{w}]" for w in workers]),
+                             pd.DataFrame(np.array([m.gamma for m in models]), columns=[f"γ[{v}]" for v in labels]),
+                             pd.DataFrame(np.array([m.theta() for m in models]), columns=[f"θ[{w}]" for w in workers]),
                              opt[["F", "preferred"]]], axis=1)
     est.runs_ = res.runs
     top = res.runs.iloc[int(res.optima["run"].iloc[0])]
@@ -1345,14 +1346,12 @@ def _set_fitted(est, res, ex, states, J):
 
 # %% ../nbs/31_model_b.ipynb #b8b0e520
 def pattern_posterior(st: PatternState, model: ModelBParams, labels) -> pd.DataFrame:
-    "One shard's units x labels posterior P(true label | the unit's answers)."
-    post = np.zeros((0, len(labels))) if st.p is None else model.posterior(st.p)
+    "One shard's units x labels posterior P(true label | the unit's answers) (eq. 37; `_sweep` when it runs)."
+    if st.p is None: post = np.zeros((0, len(labels)))
+    elif _fused_ok(st.p, 1): post = st.p.per_item(_fused(st.p, model.gamma[None], model.lam[None], True)[3][:, 0],
+                                                  model.gamma)
+    else: post = model.posterior(st.p)
     return pd.DataFrame(post, index=st.units, columns=labels)
-
-def pattern_labels(st: PatternState, model: ModelBParams, labels) -> pd.Series:
-    "One shard's most probable label per unit."
-    post = pattern_posterior(st, model, labels)
-    return pd.Series(pd.Index(labels)[post.to_numpy().argmax(axis=1)], index=post.index, name="label")
 
 # %% ../nbs/31_model_b.ipynb #9b31cbdb
 @patch
