@@ -19,16 +19,15 @@ from .core import Opt, OptionError, OptionTypeError, Placeholder
 from .core import (Judgments, as_judgments, as_rng, check_choice, check_int, check_level, check_number,
                           progress_bar, shared_data)
 from .engine import Shard
+from .distances import answer_distances, is_distance_level
 
 # %% auto #0
-__all__ = ['SET_LEVELS', 'SPATIAL_PREPOSITIONS', 'UndefinedAgreement', 'judgments_of', 'single_label', 'reliability_codes',
-           'unit_value_counts', 'cohen_kappa', 'scott_pi', 'fleiss_sums', 'fleiss_from_sums', 'fleiss_kappa_counts',
-           'shard_fleiss_sums', 'fleiss_kappa', 'pairwise_kappas', 'agreement_scores', 'coincidence_matrix',
-           'squared_distances', 'alpha_scale', 'alpha_from_coincidences', 'alpha_from_counts', 'shard_coincidences',
-           'is_distance_level', 'krippendorff_alpha', 'AlphaInterval', 'alpha_bootstrap', 'PairwiseAgreement',
-           'pairwise_agreement', 'read_spatial_prepositions', 'spatial_prepositions_agreements',
-           'read_published_agreements', 'agreement_table', 'as_label_set', 'jaccard_distance', 'masi_distance',
-           'answer_sets', 'set_distance_matrix', 'check_distances', 'answer_distances', 'alpha_from_distances',
+__all__ = ['SPATIAL_PREPOSITIONS', 'UndefinedAgreement', 'judgments_of', 'single_label', 'reliability_codes', 'unit_value_counts',
+           'cohen_kappa', 'scott_pi', 'fleiss_sums', 'fleiss_from_sums', 'fleiss_kappa_counts', 'shard_fleiss_sums',
+           'fleiss_kappa', 'pairwise_kappas', 'agreement_scores', 'coincidence_matrix', 'squared_distances',
+           'alpha_scale', 'alpha_from_coincidences', 'alpha_from_counts', 'shard_coincidences', 'krippendorff_alpha',
+           'AlphaInterval', 'alpha_bootstrap', 'PairwiseAgreement', 'pairwise_agreement', 'read_spatial_prepositions',
+           'spatial_prepositions_agreements', 'read_published_agreements', 'agreement_table', 'alpha_from_distances',
            'answer_counts', 'distance_alpha']
 
 # %% ../nbs/20_agreement.ipynb #0458900c
@@ -443,16 +442,6 @@ def shard_coincidences(
     "The coincidence matrix o_ck of one shard's units."
     n = shard.check_single(what).unit_counts(n_labels)
     return dict(o=coincidence_matrix(n.toarray() if n_labels <= 256 else n))   # few labels: dense is faster
-
-# %% ../nbs/20_agreement.ipynb #de2d0815
-SET_LEVELS = ("masi", "jaccard")
-
-def is_distance_level(
-    level,  # a `level=` value
-) -> bool:
-    "True when `level` is a distance (a set-distance name, a callable or a matrix) rather than a measurement level."
-    return (callable(level) or isinstance(level, (np.ndarray, pd.DataFrame))
-            or (isinstance(level, str) and level in SET_LEVELS))
 
 # %% ../nbs/20_agreement.ipynb #e5b0956c
 @delegates(as_judgments, but=["data"])
@@ -901,139 +890,6 @@ def agreement_table(
 from .chance import (gwet_ac, brennan_prediger, conger_kappa, percent_agreement, fleiss_kappa_gwet,
                             krippendorff_alpha_gwet, coefficient_table, agreement_weights, ChanceAgreement,
                             UndefinedCoefficient, WEIGHTS)
-
-# %% ../nbs/20_agreement.ipynb #30e4e606
-def as_label_set(
-    x,  # an answer: a set, list or tuple of labels
-    name: str = "answer",  # its name in errors
-) -> frozenset:
-    "An answer as a frozenset of labels; a string or a number is not a set of labels (a TypeError names it)."
-    if isinstance(x, (str, bytes)) or not hasattr(x, "__iter__"):
-        raise TypeError(f"{name} must be a set of labels (a set, list or tuple), not {type(x).__name__} {x!r}")
-    return frozenset(x)
-
-# %% ../nbs/20_agreement.ipynb #ce61f745
-def jaccard_distance(
-    a,  # one answer: a set (or any iterable) of labels
-    b,  # another answer
-) -> float:
-    "1 - |A & B| / |A | B|: the Jaccard distance between two sets of labels."
-    a, b = as_label_set(a, "a"), as_label_set(b, "b")
-    return 1.0 - len(a & b) / len(a | b) if a | b else 0.0
-
-# %% ../nbs/20_agreement.ipynb #e88d04bc
-def masi_distance(
-    a,  # one answer: a set (or any iterable) of labels
-    b,  # another answer
-) -> float:
-    "MASI distance (Passonneau 2006): 1 - Jaccard x M, M = 1 (equal), 2/3 (subset), 1/3 (overlap), 0 (disjoint)."
-    a, b = as_label_set(a, "a"), as_label_set(b, "b")
-    if not a | b: return 0.0
-    m = 1.0 if a == b else 2 / 3 if (a <= b or b <= a) else 1 / 3 if a & b else 0.0
-    return 1.0 - len(a & b) / len(a | b) * m
-
-# %% ../nbs/20_agreement.ipynb #16492a1e
-def answer_sets(
-    j: Judgments,  # validated judgments (single- or multi-label)
-) -> tuple:
-    "Low-level: (answer code of each judgment, answers x labels 0/1 matrix of the distinct answers)."
-    if not isinstance(j, Judgments):
-        raise TypeError(f"answer_sets takes Judgments (from as_judgments), not {type(j).__name__}")
-    rows, codes = j.label_codes()                          # rows sorted, every judgment holds at least one label
-    start = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
-    if j.n_labels <= 62:
-        masks, inv = np.unique(np.bitwise_or.reduceat(np.left_shift(1, codes.astype(np.int64)), start),
-                               return_inverse=True)
-        return inv.ravel(), ((masks[:, None] >> np.arange(j.n_labels)) & 1).astype(float)
-    sets = pd.Series(codes).groupby(rows).agg(lambda c: tuple(sorted(set(c))))   # many labels: one tuple per judgment
-    inv, uniq = pd.factorize(sets)
-    b = np.zeros((len(uniq), j.n_labels))
-    for a, t in enumerate(uniq): b[a, list(t)] = 1                                  # over distinct answers
-    return inv, b
-
-# %% ../nbs/20_agreement.ipynb #f21a7425
-def set_distance_matrix(
-    b,  # answers x labels 0/1 matrix (from `answer_sets`)
-    kind: str = "masi",  # 'masi' or 'jaccard'
-) -> np.ndarray:
-    "Low-level: answers x answers MASI or Jaccard distances from the 0/1 matrix of the answers, all at once."
-    check_choice("kind", kind, ("masi", "jaccard"))
-    inter = b @ b.T
-    size = b.sum(axis=1)
-    union = size[:, None] + size[None, :] - inter
-    jac = np.divide(inter, union, out=np.ones_like(inter), where=union > 0)
-    if kind == "jaccard": return 1.0 - jac
-    small = np.minimum(size[:, None], size[None, :])
-    m = np.where(inter == union, 1.0, np.where(inter == small, 2 / 3, np.where(inter > 0, 1 / 3, 0.0)))
-    return 1.0 - jac * m
-
-# %% ../nbs/20_agreement.ipynb #83080c48
-def _show(a) -> str:
-    "An answer as it appears in messages: a set as {a, b}, a label by its repr."
-    return "{" + ", ".join(map(repr, sorted(a, key=str))) + "}" if isinstance(a, frozenset) else repr(a)
-
-# %% ../nbs/20_agreement.ipynb #4af060db
-def check_distances(
-    d,  # answers x answers distances
-    answers,  # the answers, for messages
-) -> np.ndarray:
-    ("`d` as floats if it is a distance matrix (finite, >= 0, symmetric, 0 on the diagonal), else a ValueError naming "
-     "a pair.")
-    d = np.asarray(d, float)
-    def pair(bad, what):
-        i, k = np.argwhere(bad)[0]
-        raise ValueError(f"the distance {what}: d({_show(answers[i])}, {_show(answers[k])}) = {float(d[i, k])!r}"
-                         + (f" but d({_show(answers[k])}, {_show(answers[i])}) = {float(d[k, i])!r}"
-                            if what == "is not symmetric" else ""))
-    if not np.isfinite(d).all(): pair(~np.isfinite(d), "is not a finite number")
-    if (d < 0).any(): pair(d < 0, "is negative")
-    if np.diag(d).any(): pair(np.diag(np.diag(d) != 0), "is not 0 between an answer and itself")
-    if not np.allclose(d, d.T, rtol=1e-12, atol=1e-14): pair(~np.isclose(d, d.T, rtol=1e-12, atol=1e-14),
-                                                             "is not symmetric")
-    return d
-
-# %% ../nbs/20_agreement.ipynb #43ee78a7
-def _call_distance(fn, answers) -> np.ndarray:
-    "fn on every pair of distinct answers (i <= k, mirrored), each failure a ValueError naming the pair."
-    A = len(answers); d = np.zeros((A, A))
-    for i in range(A):                                       # over distinct answers, not judgments
-        for k in range(A):
-            try: d[i, k] = float(fn(answers[i], answers[k]))
-            except Exception as e:
-                raise ValueError(f"the distance function failed on ({_show(answers[i])}, {_show(answers[k])}): "
-                                 f"{type(e).__name__}: {e}") from e
-    return d
-
-# %% ../nbs/20_agreement.ipynb #37eb8ee4
-def _matrix_distance(m, j: Judgments) -> np.ndarray:
-    "A labels x labels distance matrix (DataFrame by label, or array in label order) as the answers' distances."
-    if j.multi_label:
-        raise ValueError("a distance matrix over the label set needs single-label judgments; for sets of labels "
-                         "pass level='masi', 'jaccard' or a callable")
-    if isinstance(m, pd.DataFrame):
-        lost = [x for x in j.labels if x not in m.index or x not in m.columns]
-        if lost: raise ValueError(f"the distance matrix lacks the label(s) {lost[:5]}; its index and columns must "
-                                  "hold every label")
-        return m.loc[list(j.labels), list(j.labels)].to_numpy(float)
-    m = np.asarray(m, float)
-    if m.shape != (j.n_labels, j.n_labels):
-        raise ValueError(f"the distance matrix must be {j.n_labels} x {j.n_labels} (the labels {list(j.labels[:5])} "
-                         f"in order), not {m.shape}")
-    return m
-
-# %% ../nbs/20_agreement.ipynb #dc6d9e7c
-def answer_distances(
-    j: Judgments,  # validated judgments
-    level,  # 'masi', 'jaccard', a callable distance(a, b), or a labels x labels matrix
-) -> tuple:
-    "Low-level: (answer code of each judgment, the distinct answers, their checked distance matrix)."
-    inv, b = answer_sets(j)
-    answers = [frozenset(j.labels[np.flatnonzero(r)]) for r in b] if j.multi_label or isinstance(level, str) else \
-              [j.labels[np.flatnonzero(r)[0]] for r in b]
-    if isinstance(level, str): d = set_distance_matrix(b, check_choice("level", level, SET_LEVELS))
-    elif callable(level): d = _call_distance(level, answers)
-    else: d = _matrix_distance(level, j)[np.ix_(b.argmax(1), b.argmax(1))]
-    return inv, answers, check_distances(d, answers)
 
 # %% ../nbs/20_agreement.ipynb #310bb4d4
 def alpha_from_distances(

@@ -17,11 +17,14 @@ from fastcore.meta import delegates
 from scipy import sparse, stats
 
 from .core import Judgments, as_judgments, as_rng, check_choice, check_int, check_number, progress_bar
+from .core import Opt, OptionError
+from .distances import (answers_are_sets, answers_as_labels, distance_weights, is_distance_level,
+                               label_distances)
 
 # %% auto #0
-__all__ = ['WEIGHTS', 'COEFFICIENTS', 'label_scale', 'agreement_weights', 'ChanceAgreement', 'UndefinedCoefficient',
-           'percent_agreement', 'brennan_prediger', 'gwet_ac', 'fleiss_kappa_gwet', 'conger_kappa',
-           'krippendorff_alpha_gwet', 'coefficient_table']
+__all__ = ['WEIGHTS', 'COEFFICIENTS', 'DISTANCE_COEFFICIENTS', 'label_scale', 'agreement_weights', 'ChanceAgreement',
+           'UndefinedCoefficient', 'percent_agreement', 'brennan_prediger', 'gwet_ac', 'fleiss_kappa_gwet',
+           'conger_kappa', 'krippendorff_alpha_gwet', 'coefficient_table']
 
 # %% ../nbs/22_chance.ipynb #2d5a8240
 WEIGHTS = ("identity", "linear", "quadratic", "ordinal", "radical", "ratio", "circular", "bipolar")   # Gwet's weights
@@ -581,13 +584,46 @@ def _table_row(core, p: _Prep, wname: str, ci: float, f: float, se: str, reps: d
         warnings.warn(f"{e}; its row is NaN")
         return (e.coefficient, wname) + (np.nan,) * 5
 
+# %% ../nbs/22_chance.ipynb #f8afba50
+DISTANCE_COEFFICIENTS = ("fleiss", "conger", "krippendorff", "percent_agreement")   # defined for sets of labels
+
+def _set_keys(keys: list, asked: bool) -> list:
+    "The keys defined for a distance between sets of labels: others asked for by name, an error; by default, a warning."
+    bad = [k for k in keys if k not in DISTANCE_COEFFICIENTS]
+    why = ("their chance agreement counts every answer a rater could give, each of the 2^L subsets of the labels, "
+           "which the judgments do not show")
+    if bad and asked:
+        raise OptionError("coefficients", bad, Opt("coefficients"), f" {bad} are not defined for a distance between "
+                          f"sets of labels: {why}; use some of {list(DISTANCE_COEFFICIENTS)}")
+    if bad: warnings.warn(f"coefficients {bad} are left out: they are not defined for a distance between sets of "
+                          f"labels ({why}); name the defined ones in coefficients to leave this warning out")
+    return [k for k in keys if k in DISTANCE_COEFFICIENTS]
+
+# %% ../nbs/22_chance.ipynb #f7385327
+def _with_level(data, level, weights, keys: list, asked: bool, kwargs: dict) -> tuple:
+    "(data, weights, keys, kwargs, weights name) for `coefficient_table`: a distance `level` becomes weights 1 - d."
+    if level is None: return data, weights, keys, kwargs, None
+    if not is_distance_level(level):
+        raise ValueError(f"level must be 'masi', 'jaccard', a callable distance(a, b) or a labels x labels distance "
+                         f"matrix, not {level!r} (a measurement level goes in weights=, e.g. 'linear')")
+    if not (isinstance(weights, str) and weights == "identity"):
+        raise OptionError("level", level, "pass ", Opt("weights", kw=True), " or ", Opt("level", kw=True),
+                          ", not both: with a distance level the weights are 1 - distance")
+    j = as_judgments(data, **kwargs)
+    name = level if isinstance(level, str) else "custom distance"
+    if answers_are_sets(j, level):
+        ja, _, w = answers_as_labels(j, level)
+        return ja, w, _set_keys(keys, asked), {}, name
+    return j, distance_weights(label_distances(j, level), list(j.labels)), keys, {}, name
+
 # %% ../nbs/22_chance.ipynb #64eb9286
 @delegates(as_judgments, but=["data"])
 def coefficient_table(
     data,  # judgments: a `Judgments`, a long DataFrame or a CSV path (read by `as_judgments`)
     weights="identity",  # agreement weights: a name in `WEIGHTS` or a q x q matrix in `Judgments.labels` order
     *,
-    coefficients=None,  # keys of `COEFFICIENTS` to report, in order; None: all six
+    level=None,  # or a distance between answers: 'masi', 'jaccard', a callable distance(a, b), a labels x labels matrix
+    coefficients=None,  # keys of `COEFFICIENTS` to report, in order; None: all defined (see `level`)
     ci: float = 0.95,  # confidence level, in (0, 1)
     se: str = "gwet",  # 'gwet': Gwet's variance over the sample of units; 'bootstrap': resample units
     n_boot: int = 1000,  # bootstrap samples (with se='bootstrap'), at least 2
@@ -598,7 +634,9 @@ def coefficient_table(
 ) -> pd.DataFrame:
     "Gwet's AC, Fleiss', Conger's, Krippendorff's, Brennan-Prediger and percent agreement with their precision."
     keys = _coefficient_keys(coefficients)
+    data, weights, keys, kwargs, lname = _with_level(data, level, weights, keys, coefficients is not None, kwargs)
     p, wname = _prepare(data, weights, kwargs)
+    wname = lname or wname
     ci, se, n_boot, f = _options(ci, se, n_boot, n_population, p.n)
     cores = [COEFFICIENTS[k] for k in keys]
     if se == "bootstrap": as_rng(seed)

@@ -31,7 +31,7 @@ __all__ = ['AGGREGATE_METHODS', 'build_parser', 'one_line', 'main', 'existing_fi
            'option_spec', 'add_options', 'flag_namer', 'print_table', 'check_out_file', 'check_out_dir',
            'written_files', 'check_no_overwrite', 'write_table', 'run_crowdtruth', 'run_crowdtruth_v1',
            'describe_judgments', 'run_alpha', 'run_kappa', 'run_fleiss', 'run_trust', 'run_coref', 'run_dawid_skene',
-           'run_report', 'run_icc', 'run_aggregate', 'run_spans', 'run_report_spans']
+           'run_report', 'run_icc', 'run_coefficients', 'run_aggregate', 'run_spans', 'run_report_spans']
 
 # %% ../nbs/90_cli.ipynb #6ed5b3f0
 _SUBCOMMANDS = []
@@ -763,6 +763,41 @@ def run_icc(
     table = icc(J, ci=a.ci, method=a.method)
     title = f"intraclass correlations ({describe_judgments(J)}; {table.attrs['method']})"
     print_table(table.drop(columns="description"), title)
+    if a.out: write_table(table, a.out)
+    return 0
+
+# %% ../nbs/90_cli.ipynb #f81ba52e
+@_subcommand
+def _coefficients_parser(sub):
+    from crowdnb import chance
+    p = sub.add_parser("coefficients", formatter_class=_Formatter, help="Gwet's AC, Fleiss, Conger, Krippendorff, "
+                       "Brennan-Prediger and percent agreement with standard errors",
+                       description="The chance-corrected coefficients with their precision (crowdnb.chance."
+                                   "coefficient_table).",
+                       epilog="examples:\n  crowdnb coefficients likert.csv --labels 1,2,3,4,5 --weights quadratic\n"
+                              "  crowdnb coefficients relations.csv --sep '|' --level masi --se bootstrap --seed 1")
+    _input_options(p, "ratings")
+    add_options(p.add_argument_group("method"), chance.coefficient_table, "weights", "level", "coefficients", "se",
+                "n_boot", "seed", "ci", weights=dict(choices=list(chance.WEIGHTS)),
+                level=dict(choices=["masi", "jaccard"], help="instead of weights, a distance between sets of labels "
+                           "(multi-label answers, --sep)"),
+                coefficients=dict(nargs="+", choices=list(chance.COEFFICIENTS), metavar="NAME", none="all defined",
+                                  help="the rows to report: " + ", ".join(chance.COEFFICIENTS)),
+                se=dict(choices=["gwet", "bootstrap"]), n_boot=dict(metavar="N"), seed=dict(type=int))
+    p.add_argument("--out", metavar="FILE.csv", help="write the table to this CSV file")
+    p.set_defaults(run=run_coefficients, parser=p)
+
+# %% ../nbs/90_cli.ipynb #c5dffa89
+def run_coefficients(
+    a: argparse.Namespace,  # the parsed arguments of the subcommand
+) -> int:
+    "Run `crowdnb coefficients`."
+    from crowdnb.chance import coefficient_table
+    check_out_file(a.out)
+    J = load_judgments(a)
+    table = coefficient_table(J, a.weights, level=a.level, coefficients=a.coefficients, se=a.se, n_boot=a.n_boot,
+                              seed=a.seed, ci=a.ci, progress=False)
+    print_table(table, f"chance-corrected agreement ({describe_judgments(J)}; standard errors: {a.se})")
     if a.out: write_table(table, a.out)
     return 0
 

@@ -1,4 +1,4 @@
-"""Intraclass correlations (Shrout & Fleiss' six forms, with F tests and intervals; REML when ratings are missing), set distances (MASI, Jaccard, custom) for Krippendorff's alpha, and per-label agreement of multi-label judgments.
+"""Intraclass correlations (Shrout & Fleiss' six forms, with F tests and intervals; REML when ratings are missing), and per-label agreement of multi-label judgments (set distances: `crowdnb.distances`).
 
 Docs: https://crowdnb.github.io/crowdnb/ratings.html.md"""
 
@@ -16,15 +16,14 @@ from scipy import linalg, optimize, sparse, stats
 
 from .core import Opt, OptionError, blas_threads
 from .core import Judgments, as_judgments, check_choice, check_int, check_number, engine, kernel, prange
-from .agreement import UndefinedAgreement, answer_distances, coincidence_matrix
-from .chance import coefficient_table
+from .agreement import UndefinedAgreement, coincidence_matrix
 
 # %% auto #0
-__all__ = ['ICC_FORMS', 'ICC_METHODS', 'SET_COEFFICIENTS', 'anova_mean_squares', 'icc_estimates', 'icc_f_tests', 'icc_intervals',
+__all__ = ['ICC_FORMS', 'ICC_METHODS', 'anova_mean_squares', 'icc_estimates', 'icc_f_tests', 'icc_intervals',
            'icc_from_mean_squares', 'RatingDesign', 'rating_design', 'unit_gram', 'schur_system', 'reml_two_way',
            'reml_one_way', 'reml_components', 'implied_mean_squares', 'icc_from_components', 'rating_arrays', 'icc',
-           'binary_label_counts', 'label_agreement', 'answers_as_labels', 'set_coefficient_table', 'group_rater_sums',
-           'popcount64', 'set_bits', 'pair_group_counts', 'bitset_gram_basis']
+           'binary_label_counts', 'label_agreement', 'group_rater_sums', 'popcount64', 'set_bits', 'pair_group_counts',
+           'bitset_gram_basis']
 
 # %% ../nbs/23_ratings.ipynb #0e015c1d
 def anova_mean_squares(
@@ -467,45 +466,6 @@ def label_agreement(
     if np.isnan(est).any():
         warnings.warn(f"no variation for label(s) {list(j.labels[np.isnan(est)][:5])}: their {coefficient} is NaN")
     return out
-
-# %% ../nbs/23_ratings.ipynb #67888611
-SET_COEFFICIENTS = ("fleiss", "conger", "krippendorff", "percent_agreement")   # defined for a distance between answers
-
-@delegates(as_judgments, but=["data"])
-def answers_as_labels(
-    data,  # judgments, multi-label with `sep=`: a `Judgments`, a long DataFrame or a CSV path
-    level="masi",  # 'masi', 'jaccard', a callable distance(a, b) on two answers, or a labels x labels distance matrix
-    **kwargs,
-) -> tuple:
-    "Judgments whose labels are the distinct answers (codes 0..A-1), the answers, and their weights 1 - distance."
-    j = as_judgments(data, **kwargs)
-    rep = j.repeated_pairs()
-    if len(rep):
-        raise ValueError(f"agreement needs one answer per (unit, worker); {j.describe_rows(rep)} repeat a pair")
-    inv, answers, d = answer_distances(j, level)
-    if d.max() > 1:
-        raise ValueError(f"the distance must lie in [0, 1] (the weights are 1 - d); its largest is {d.max()!r}")
-    frame = pd.DataFrame({"unit": j.units[j.unit_code], "worker": j.workers[j.worker_code], "label": inv})
-    return as_judgments(frame, labels=range(len(answers))), answers, 1.0 - d
-
-# %% ../nbs/23_ratings.ipynb #c34f3fc7
-@delegates(as_judgments, but=["data"])
-def set_coefficient_table(
-    data,  # judgments, multi-label with `sep=`: a `Judgments`, a long DataFrame or a CSV path
-    level="masi",  # 'masi', 'jaccard', a callable distance(a, b) on two answers, or a labels x labels distance matrix
-    coefficients=SET_COEFFICIENTS,  # keys of `SET_COEFFICIENTS` to report, in order
-    table: dict | None = None,  # options of `coefficient_table`: ci, se, n_boot, seed, n_population, progress
-    **kwargs,
-) -> pd.DataFrame:
-    "`coefficient_table`'s rows (Fleiss, Conger, Krippendorff, percent agreement) with weights 1 - distance."
-    keys = [coefficients] if isinstance(coefficients, str) else list(coefficients)
-    bad = [k for k in keys if k not in SET_COEFFICIENTS]
-    if bad: raise ValueError(f"coefficients {bad} are not defined for a distance between answers: their chance "
-                             "agreement counts every answer a rater could give (each subset of the labels); "
-                             f"use {list(SET_COEFFICIENTS)}")
-    ja, _, w = answers_as_labels(data, level, **kwargs)
-    out = coefficient_table(ja, w, coefficients=keys, **(table or {}))
-    return out.assign(weights=level if isinstance(level, str) else "custom distance")
 
 # %% ../nbs/23_ratings.ipynb #bbd65481
 @kernel

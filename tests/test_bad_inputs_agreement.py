@@ -13,9 +13,10 @@ from crowdnb.agreement import (krippendorff_alpha, alpha_bootstrap, alpha_from_c
                                read_published_agreements, agreement_table, UndefinedAgreement,
                                alpha_from_coincidences, alpha_scale, fleiss_sums, fleiss_from_sums, judgments_of,
                                single_label, squared_distances, shard_coincidences, shard_fleiss_sums,
-                               alpha_from_distances, answer_counts, answer_distances, answer_sets, check_distances,
-                               distance_alpha, is_distance_level, jaccard_distance, masi_distance, set_distance_matrix,
-                               as_label_set, pairwise_kappas, agreement_scores)
+                               alpha_from_distances, answer_counts, distance_alpha, pairwise_kappas, agreement_scores)
+from crowdnb.distances import (answer_distances, answer_sets, check_distances, is_distance_level, jaccard_distance,
+                               masi_distance, set_distance_matrix, as_label_set, answers_are_sets, label_distances,
+                               distance_weights, answers_as_labels)
 from crowdnb.core import as_judgments
 from crowdnb.engine import split_units
 from crowdnb.trust import (reliability_data, subset_alphas, trust_coefficients, algorithm1_coefs, subset_codes,
@@ -208,6 +209,14 @@ CASES = [
     ("as_label_set: a string", lambda d: as_label_set("x|y", "answer"), TypeError, "not str 'x|y'"),
     ("set_distance_matrix: kind typo", lambda d: set_distance_matrix(np.zeros((2, 2), bool), "hamming"), ValueError,
      "got 'hamming'"),
+    ("answers_are_sets: a DataFrame", lambda d: answers_are_sets(d, "masi"), TypeError, "answers_are_sets takes Judgments"),
+    ("label_distances: sets of labels", lambda d: label_distances(as_judgments(d.assign(relation="a|b"), sep="|", **C),
+                                                                  masi_distance), ValueError, "these answers are sets"),
+    ("label_distances: matrix of the wrong size", lambda d: label_distances(as_judgments(d, **C), np.zeros((2, 2))),
+     ValueError, "must be 3 x 3"),
+    ("distance_weights: above 1", lambda d: distance_weights([[0, 3], [3, 0]], ["cause", "none"]), ValueError,
+     "d('cause', 'none') = 3.0"),
+    ("answers_as_labels: level typo", lambda d: answers_as_labels(d, "hamming", **C), ValueError, "got 'hamming'"),
     ("is_distance_level -> masi alpha on a ragged matrix",
      lambda d: krippendorff_alpha(d, level=np.zeros((2, 3)) if is_distance_level(np.zeros((2, 3))) else "x", **C),
      ValueError, "matrix"),
@@ -225,9 +234,9 @@ def test_bad_input_names_the_culprit(call, exc, match):
 
 
 def test_there_are_enough_cases_and_every_public_function_is_covered():
-    import crowdnb.agreement as ag, crowdnb.trust as tr
+    import crowdnb.agreement as ag, crowdnb.trust as tr, crowdnb.distances as di
     import inspect
-    public = {n for m in (ag, tr) for n, f in vars(m).items()
+    public = {n for m in (ag, tr, di) for n, f in vars(m).items()
               if inspect.isfunction(f) and not n.startswith("_") and f.__module__ == m.__name__}
     src = inspect.getsource(inspect.getmodule(test_there_are_enough_cases_and_every_public_function_is_covered))
     body = src.split("CASES = [", 1)[1].split("\n]\n", 1)[0]

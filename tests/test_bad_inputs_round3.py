@@ -108,6 +108,19 @@ CASES = [
     ("gwet repeated pair after count", pd.DataFrame({"unit": ["a", "a", "a", "b"], "worker": ["x", "x", "y", "y"],
                                                     "d": ["1", "2", "1", "1"], "label": [1, 2, 1, 1]}),
      lambda d: chance.gwet_ac(d, dimension="d"), ValueError, "judgments at rows 0, 1 repeat a pair"),
+    # ---- coefficient_table with a distance between answers (issue 21): the pair of answers at fault
+    ("table distance not symmetric", TWO,
+     lambda d: chance.coefficient_table(d, level=np.array([[0.0, 1.0], [0.5, 0.0]])), ValueError,
+     "the distance is not symmetric: d(1, 2) = 1.0 but d(2, 1) = 0.5"),
+    ("table distance diagonal", TWO, lambda d: chance.coefficient_table(d, level=np.array([[0.2, 1.0], [1.0, 0.0]])),
+     ValueError, "is not 0 between an answer and itself: d(1, 1) = 0.2"),
+    ("table distance raises", TWO, lambda d: chance.coefficient_table(d, level=lambda a, b: a / 0), ValueError,
+     "the distance function failed on (1, 1): ZeroDivisionError"),
+    ("table distance above 1", TWO, lambda d: chance.coefficient_table(d, level=np.array([[0.0, 4.0], [4.0, 0.0]])),
+     ValueError, "must lie in [0, 1] (the weights are 1 - d): d(1, 2) = 4.0"),
+    ("table set distance asks for AC1", TWO.assign(label=["p|q", "p", "q", "q", "p", "p"]),
+     lambda d: chance.coefficient_table(d, level="masi", coefficients="gwet", sep="|"), ValueError,
+     "coefficients ['gwet'] are not defined for a distance between sets of labels"),
 ]
 
 

@@ -469,3 +469,40 @@ def test_console_script(tmp_path):
     assert r["wide"][1].startswith("Krippendorff's alpha (4 workers, 12 units, 41 judgments)")
     _, pipe_err = pipe.communicate(timeout=120)
     assert pipe.returncode == 1 and pipe_err == b""                         # no BrokenPipeError traceback
+
+
+# ---------------------------------------------------------------- set distances (issue 21): alpha and coefficients
+MULTI = pd.DataFrame({"unit": [1, 1, 1, 2, 2, 2, 3, 3], "worker": list("abcabcab"),
+                      "label": ["x|y", "x", "x|y", "z", "y|z", "x", "y", "y"]})
+
+
+def test_alpha_and_coefficients_with_a_set_distance(tmp_path, capsys):
+    MULTI.to_csv(tmp_path / "m.csv", index=False)
+    status, out, err = run(capsys, "alpha", tmp_path / "m.csv", "--sep", "|", "--level", "masi", "jaccard",
+                           "--n-boot", "100", "--seed", "3", "--out", tmp_path / "a.csv")
+    assert status == 0, err
+    a = pd.read_csv(tmp_path / "a.csv", index_col="level")
+    np.testing.assert_allclose(a["alpha"], [32 / 95, 79 / 226], rtol=0, atol=1e-12)      # by hand (nbs/20_agreement)
+    assert (a["low"] <= a["alpha"]).all() and (a["alpha"] <= a["high"]).all()
+    for level, alpha, pa in (("masi", 32 / 95, 5 / 9), ("jaccard", 79 / 226, 11 / 18)):
+        status, out, err = run(capsys, "coefficients", tmp_path / "m.csv", "--sep", "|", "--level", level,
+                               "--coefficients", "krippendorff", "percent_agreement", "--out", tmp_path / "c.csv")
+        assert status == 0, err
+        c = pd.read_csv(tmp_path / "c.csv", index_col="coefficient")
+        np.testing.assert_allclose(c["estimate"], [alpha, pa], rtol=0, atol=1e-12)   # by hand (nbs/22_chance)
+        assert set(c["weights"]) == {level} and "left out" not in err
+    status, out, err = run(capsys, "coefficients", tmp_path / "m.csv", "--sep", "|", "--level", "masi")
+    assert status == 0 and "coefficients ['gwet', 'brennan_prediger'] are left out" in err
+    assert "Gwet's AC1" not in out and "Fleiss' kappa" in out
+
+
+def test_coefficients_refusals_are_one_line(tmp_path, capsys):
+    MULTI.to_csv(tmp_path / "m.csv", index=False)
+    status, out, err = run(capsys, "coefficients", tmp_path / "m.csv", "--sep", "|", "--level", "masi",
+                           "--coefficients", "gwet")
+    assert status == 2 and err.startswith("crowdnb: error: --coefficients ['gwet'] are not defined for a distance")
+    status, out, err = run(capsys, "coefficients", tmp_path / "m.csv", "--sep", "|", "--level", "masi", "--weights",
+                           "linear")
+    assert status == 2 and err.startswith("crowdnb: error: pass --weights or --level, not both")
+    status, out, err = run(capsys, "coefficients", tmp_path / "m.csv", "--level", "hamming")
+    assert status == 2 and "argument --level: invalid choice: 'hamming'" in err

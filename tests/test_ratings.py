@@ -189,7 +189,7 @@ def test_engines_give_the_same_basis(monkeypatch):
 
 # ---------------------------------------------------------------- sets of labels
 from crowdnb.agreement import krippendorff_alpha, alpha_bootstrap
-from crowdnb.agreement import masi_distance, jaccard_distance
+from crowdnb.distances import masi_distance, jaccard_distance
 from crowdnb.ratings import label_agreement
 
 MULTI = pd.DataFrame({"unit": [1, 1, 1, 2, 2, 2, 3, 3], "worker": list("abcabcab"),
@@ -197,7 +197,7 @@ MULTI = pd.DataFrame({"unit": [1, 1, 1, 2, 2, 2, 3, 3], "worker": list("abcabcab
 
 
 def test_set_alpha_hand():
-    # hand computation in nbs/23_ratings.ipynb: MASI 32/95, Jaccard 79/226
+    # hand computation in nbs/20_agreement.ipynb: MASI 32/95, Jaccard 79/226
     assert abs(krippendorff_alpha(MULTI, level="masi", sep="|") - 32 / 95) < 1e-15
     assert abs(krippendorff_alpha(MULTI, level="jaccard", sep="|") - 79 / 226) < 1e-15
 
@@ -227,7 +227,7 @@ def test_nltk_annotation_task(seed):
 
 def test_nltk_masi_constant():
     dist = pytest.importorskip("nltk.metrics.distance")
-    # nltk >= 3.9 uses 2/3 as the definition does; older versions used 0.67 (documented in nbs/23_ratings.ipynb)
+    # nltk >= 3.9 uses 2/3 as the definition does; older versions used 0.67 (documented in nbs/20a_distances.ipynb)
     assert abs(dist.masi_distance({1, 2}, {1, 2, 3, 4}) - masi_distance({1, 2}, {1, 2, 3, 4})) < 1e-15
 
 
@@ -238,26 +238,3 @@ def test_bootstrap_with_distance_and_label_agreement():
     for lab in "xyz":
         binary = MULTI.assign(label=[lab in a.split("|") for a in MULTI.label]).astype({"label": str})
         assert abs(la.loc[lab, "alpha"] - krippendorff_alpha(binary)) < 1e-14
-
-
-# ---------------------------------------------------------------- coefficient_table's rows with a set distance
-def test_set_coefficient_table():
-    from crowdnb.ratings import set_coefficient_table
-    tab = set_coefficient_table(MULTI, "masi", sep="|")
-    assert list(tab.index) == ["Fleiss' kappa", "Conger's kappa", "Krippendorff's alpha", "Percent agreement"]
-    assert abs(tab.loc["Krippendorff's alpha", "estimate"] - 32 / 95) < 1e-14        # hand computation (MASI)
-    assert abs(tab.loc["Percent agreement", "estimate"] - 5 / 9) < 1e-14             # (5/9 + 1/9 + 1) / 3 by hand
-    jac = set_coefficient_table(MULTI, "jaccard", sep="|")
-    assert abs(jac.loc["Krippendorff's alpha", "estimate"] - 79 / 226) < 1e-14
-    call = set_coefficient_table(MULTI, masi_distance, sep="|")
-    np.testing.assert_allclose(call["estimate"], tab["estimate"], rtol=1e-14)
-
-
-def test_set_coefficient_table_refusals():
-    from crowdnb.ratings import set_coefficient_table
-    with pytest.raises(ValueError, match="not defined for a distance"):
-        set_coefficient_table(MULTI, coefficients=["gwet"], sep="|")
-    with pytest.raises(ValueError, match="not defined for a distance"):
-        set_coefficient_table(MULTI, coefficients="brennan_prediger", sep="|")
-    with pytest.raises(ValueError, match=r"must lie in \[0, 1\]"):
-        set_coefficient_table(MULTI, lambda a, b: 0.0 if a == b else 2.0, sep="|")
