@@ -20,7 +20,8 @@ from scipy import linalg, optimize, sparse
 from scipy.sparse import linalg as sla
 from scipy.special import digamma, expit, log_expit, logsumexp
 
-from .core import Judgments, as_judgments, as_rng, check_choice, check_int, check_number, simulate_crowd
+from .core import (Judgments, as_judgments, as_rng, blas_threads, check_choice, check_int, check_number,
+                          simulate_crowd)
 from .engine import Shard
 from . import crowdtruth
 from .model_b import ModelB
@@ -185,7 +186,7 @@ def locate_units(st: VoteState, all_units: pd.Index) -> VoteState:
     st.offset = int(all_units.get_indexer(st.units[:1])[0]) if st.n_units else 0
     return st
 
-# %% ../nbs/32_aggregation.ipynb #1542dda9
+# %% ../nbs/32_aggregation.ipynb #f2d8d44d
 def whole_state(
     J: Judgments,  # judgments in memory
     key: int,  # tie-breaking key
@@ -276,7 +277,7 @@ def fit_predict(self: Aggregator, data, **kwargs) -> pd.Series:
     "Fit, then return the label of each unit (`labels_`)."
     return self.fit(data, **kwargs).labels_
 
-# %% ../nbs/32_aggregation.ipynb #2d7bea46
+# %% ../nbs/32_aggregation.ipynb #3ed25b5a
 def weighted_vote(st: VoteState, skill, n_labels: int) -> tuple:
     "One shard's (skill-)weighted vote $V$ (`skill` None: one vote each), best label (seeded ties), tied labels."
     v = unit_votes(st, n_labels, None if skill is None else np.asarray(skill)[st.worker])
@@ -302,13 +303,13 @@ def vote_frame(st: VoteState, skill, labels, ties: str = "random", vote=None) ->
     if ties == "report": chosen = chosen.where(n_tied == 1)
     return out.assign(_label=chosen, _tied=n_tied)
 
-# %% ../nbs/32_aggregation.ipynb #27ae7304
+# %% ../nbs/32_aggregation.ipynb #4ecb56e7
 def vote_step(st: VoteState, skill, labels, n_workers: int, ties: str = "random") -> tuple:
     "One shard's vote, counted once: (its table, `vote_frame`; its worker hits, `vote_hits`)."
     vote = weighted_vote(st, skill, len(labels))
     return vote_frame(st, skill, labels, ties, vote), vote_hits(st, skill, len(labels), n_workers, ties, vote)
 
-# %% ../nbs/32_aggregation.ipynb #0bd6e2d2
+# %% ../nbs/32_aggregation.ipynb #001ee57a
 def table_of(table: pd.DataFrame) -> pd.DataFrame:
     "The table a step left on each shard (`vote_step`), as the executor's frame."
     return table
@@ -574,13 +575,13 @@ def glad_estep(st: VoteState, alpha, b, log_prior) -> tuple:
 # %% ../nbs/32_aggregation.ipynb #8b91cbcd
 def glad_q(st: VoteState, alpha, b, n_labels: int, n_workers: int) -> dict:
     "One shard's expected complete log-likelihood Q (data part) and its gradient in α (per worker) and b (per unit)."
-    bu = b[st.offset:st.offset + st.n_units][st.unit]
-    x = alpha[st.worker] * np.exp(bu)
-    p = st.p_given
-    q = (p * log_expit(x) + (1 - p) * (log_expit(-x) - np.log(n_labels - 1))).sum()
-    r = p - expit(x)                              # dQ/dx
+    beta = np.exp(b[st.offset:st.offset + st.n_units])[st.unit]     # e^b per unit, then per judgment
+    x = alpha[st.worker] * beta
+    p, ls = st.p_given, log_expit(x)              # log σ(−x) = log σ(x) − x
+    q = ls.sum() - ((1 - p) * (x + np.log(n_labels - 1))).sum()
+    r = p - np.exp(ls)                            # dQ/dx
     gb = np.zeros(len(b)); gb[st.offset:st.offset + st.n_units] = np.bincount(st.unit, r * x, st.n_units)
-    return dict(q=q, ga=np.bincount(st.worker, r * np.exp(bu), n_workers), gb=gb)
+    return dict(q=q, ga=np.bincount(st.worker, r * beta, n_workers), gb=gb)
 
 def glad_terms(st: VoteState, params) -> tuple:
     "Per judgment: σ(α_i β_u) (num) and 1 (den): θ = the worker's mean P(correct) under GLAD."
@@ -610,8 +611,9 @@ def glad_m_step(ex, states, alpha, b, n_labels: int, opts) -> tuple:
         ra, rb = z[:W] - opts.alpha_prior, z[W:] - opts.b_prior
         q = s["q"] - 0.5 * (ra @ ra + rb @ rb) - 0.5 * len(z) * np.log(2 * np.pi)
         return -q, -np.concatenate([s["ga"] - ra, s["gb"] - rb])
-    res = optimize.minimize(negq, np.concatenate([alpha, b]), jac=True, method=opts.optimizer, tol=opts.m_step_tol,
-                            options=dict(maxiter=opts.m_step_max_iter))
+    with blas_threads(1):      # the optimiser's dot products are small: BLAS threads only wait (100x slower here)
+        res = optimize.minimize(negq, np.concatenate([alpha, b]), jac=True, method=opts.optimizer,
+                                tol=opts.m_step_tol, options=dict(maxiter=opts.m_step_max_iter))
     return res.x[:W], res.x[W:], -res.fun
 
 def glad_frame(st, alpha, b, log_prior, labels) -> pd.DataFrame:
