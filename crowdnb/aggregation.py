@@ -186,7 +186,7 @@ def locate_units(st: VoteState, all_units: pd.Index) -> VoteState:
     st.offset = int(all_units.get_indexer(st.units[:1])[0]) if st.n_units else 0
     return st
 
-# %% ../nbs/32_aggregation.ipynb #f2d8d44d
+# %% ../nbs/32_aggregation.ipynb #96033f5a
 def whole_state(
     J: Judgments,  # judgments in memory
     key: int,  # tie-breaking key
@@ -277,7 +277,7 @@ def fit_predict(self: Aggregator, data, **kwargs) -> pd.Series:
     "Fit, then return the label of each unit (`labels_`)."
     return self.fit(data, **kwargs).labels_
 
-# %% ../nbs/32_aggregation.ipynb #3ed25b5a
+# %% ../nbs/32_aggregation.ipynb #990d38ec
 def weighted_vote(st: VoteState, skill, n_labels: int) -> tuple:
     "One shard's (skill-)weighted vote $V$ (`skill` None: one vote each), best label (seeded ties), tied labels."
     v = unit_votes(st, n_labels, None if skill is None else np.asarray(skill)[st.worker])
@@ -303,13 +303,13 @@ def vote_frame(st: VoteState, skill, labels, ties: str = "random", vote=None) ->
     if ties == "report": chosen = chosen.where(n_tied == 1)
     return out.assign(_label=chosen, _tied=n_tied)
 
-# %% ../nbs/32_aggregation.ipynb #4ecb56e7
+# %% ../nbs/32_aggregation.ipynb #17b735cc
 def vote_step(st: VoteState, skill, labels, n_workers: int, ties: str = "random") -> tuple:
     "One shard's vote, counted once: (its table, `vote_frame`; its worker hits, `vote_hits`)."
     vote = weighted_vote(st, skill, len(labels))
     return vote_frame(st, skill, labels, ties, vote), vote_hits(st, skill, len(labels), n_workers, ties, vote)
 
-# %% ../nbs/32_aggregation.ipynb #001ee57a
+# %% ../nbs/32_aggregation.ipynb #cac85b7e
 def table_of(table: pd.DataFrame) -> pd.DataFrame:
     "The table a step left on each shard (`vote_step`), as the executor's frame."
     return table
