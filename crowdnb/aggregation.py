@@ -202,7 +202,7 @@ def vote_states(
     J,  # `Judgments` or `DaskJudgments`
     key: int,  # tie-breaking key
     what: str,  # the method's name, for error messages
-    split: bool = True,  # in memory: shards for the threads; False: one state from J's own codes (one-pass methods)
+    split: bool = True,  # in memory: shards for the threads; False: one state from J's own codes (vote methods)
 ) -> tuple:
     "(executor, `VoteState`s with their offsets, all units in shard order) of judgments in memory or on Dask."
     ex = J.executor()
@@ -366,7 +366,7 @@ def label_use(st: VoteState, n_labels: int) -> dict:
 @delegates(as_judgments, but=["data"])
 def fit(self: ZeroBasedSkill, data, **kwargs):
     "Skills from chance + `eps`, `n_iter` steps towards the agreement with the skill-weighted vote, the rate decaying."
-    J, ex, states = self._start(data, kwargs)
+    J, ex, states = self._start(data, kwargs, split=False)     # a vote per pass: one state, as majority vote
     used = ex.sum(label_use, states, len(J.labels))["used"]
     skill = np.full(len(J.workers), 1 / max((used > 0).sum(), 1) + self.eps)
     lr = self.lr_init
