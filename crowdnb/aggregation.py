@@ -152,7 +152,7 @@ def onehot(codes: np.ndarray, n_labels: int) -> np.ndarray:
 # %% ../nbs/32_aggregation.ipynb #4733ccb2
 def shares(v: np.ndarray) -> np.ndarray:
     "Rows of `v` divided by their sums (the vote shares; a zero row: uniform)."
-    s = v.sum(axis=1, keepdims=True)
+    s = reduce(np.add, list(v.T))[:, None]                  # label by label, as `best_labels`
     return np.divide(v, s, out=np.full(v.shape, 1.0 / v.shape[1]), where=s > 0)
 
 # %% ../nbs/32_aggregation.ipynb #d9ede526
