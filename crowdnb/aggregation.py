@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import dataclass
+from functools import cached_property, reduce
 from pathlib import Path
 
 import numpy as np
@@ -19,23 +20,24 @@ from scipy import linalg, optimize, sparse
 from scipy.sparse import linalg as sla
 from scipy.special import digamma, expit, log_expit, logsumexp
 
-from .core import Judgments, as_judgments, as_rng, check_choice, check_int, check_number, simulate_crowd
+from .core import (Judgments, as_judgments, as_rng, blas_threads, check_choice, check_int, check_number,
+                          simulate_crowd)
 from .engine import Shard
 from . import crowdtruth
 from .model_b import ModelB
 
 # %% auto #0
 __all__ = ['EPS', 'METHODS', 'VoteState', 'tie_keys', 'vote_state', 'unit_votes', 'best_labels', 'worker_hits', 'onehot',
-           'shares', 'posterior_of', 'posterior_frame', 'unit_ids', 'in_memory', 'locate_units', 'vote_states',
-           'accuracy_terms', 'Aggregator', 'vote_hits', 'vote_frame', 'MajorityVote', 'Wawa', 'ZeroBasedSkill',
-           'label_use', 'onecoin_logits', 'onecoin_step', 'share_hits', 'onecoin_frame', 'OneCoinDawidSkene',
-           'onecoin_m_step', 'DawidSkene', 'mace_logits', 'mace_counts', 'mace_frame', 'mace_update', 'mace_terms',
-           'MACE', 'glad_logits', 'glad_estep', 'glad_q', 'glad_terms', 'GLAD', 'glad_m_step', 'glad_frame',
-           'glad_theta', 'class_sums', 'edge_normal', 'mix64', 'edge_values', 'kos_start', 'kos_step', 'kos_scores',
-           'kos_frame', 'kos_hits', 'KOS', 'pair_counts', 'mmsr_covariance', 'trimmed_means', 'msr_factors',
-           'sign_vector', 'mmsr_accuracy', 'MMSR', 'mmsr_votes', 'mmsr_frame', 'mmsr_hits', 'confusion_terms',
-           'boot_sums', 'bootstrap_theta', 'WQSTerms', 'wqs_terms', 'wqs_boot_sums', 'wqs_units', 'wqs_interval',
-           'read_gold', 'compare', 'disagreements']
+           'shares', 'posterior_of', 'posterior_frame', 'unit_ids', 'in_memory', 'locate_units', 'whole_state',
+           'vote_states', 'accuracy_terms', 'Aggregator', 'weighted_vote', 'vote_hits', 'vote_frame', 'vote_step',
+           'table_of', 'MajorityVote', 'Wawa', 'ZeroBasedSkill', 'label_use', 'onecoin_logits', 'onecoin_step',
+           'share_hits', 'onecoin_frame', 'OneCoinDawidSkene', 'onecoin_m_step', 'DawidSkene', 'mace_logits',
+           'mace_counts', 'mace_frame', 'mace_update', 'mace_terms', 'MACE', 'glad_logits', 'glad_estep', 'glad_q',
+           'glad_terms', 'GLAD', 'glad_m_step', 'glad_frame', 'glad_theta', 'class_sums', 'edge_normal', 'mix64',
+           'edge_values', 'kos_start', 'kos_step', 'kos_scores', 'kos_frame', 'kos_hits', 'KOS', 'pair_counts',
+           'mmsr_covariance', 'trimmed_means', 'msr_factors', 'sign_vector', 'mmsr_accuracy', 'MMSR', 'mmsr_votes',
+           'mmsr_frame', 'mmsr_hits', 'confusion_terms', 'boot_sums', 'bootstrap_theta', 'WQSTerms', 'wqs_terms',
+           'wqs_boot_sums', 'wqs_units', 'wqs_interval', 'read_gold', 'compare', 'disagreements']
 
 # %% ../nbs/32_aggregation.ipynb #a8ea17f7
 @dataclass
@@ -51,7 +53,9 @@ class VoteState:
 
     def __post_init__(self):
         self.flat = self.unit * self.n_labels + self.label      # per judgment: its cell in units x labels
-        self.wflat = self.worker * self.n_labels + self.label   # per judgment: its cell in workers x labels
+
+    @cached_property
+    def wflat(self): return self.worker * self.n_labels + self.label   # per judgment: its cell in workers x labels
 
     @property
     def n_units(self): return len(self.units)
@@ -116,13 +120,15 @@ def best_labels(
     rtol: float = 1e-12,  # scores within `rtol` of the maximum tie
 ) -> tuple:
     "The best label per unit (ties broken by the highest key) and the number of labels tied at the top."
-    top = scores.max(axis=1, keepdims=True)
-    tied = scores >= top - rtol * np.abs(top)
-    n_tied, lab = tied.sum(axis=1), scores.argmax(axis=1)
+    cols = list(scores.T)                                     # label by label: a task has few labels, many units
+    top = reduce(np.maximum, cols)
+    tied = [c >= top - rtol * np.abs(top) for c in cols]
+    n_tied = reduce(np.add, tied, np.zeros(len(top), np.int64))
+    lab = reduce(lambda lab, k: np.where(tied[k], k, lab), range(len(cols) - 1, -1, -1), np.zeros(len(top), np.int64))
     rows = np.flatnonzero(n_tied > 1)
     if len(rows):
         k = keys(rows) if callable(keys) else keys[rows]
-        lab[rows] = np.where(tied[rows], k, -1.0).argmax(axis=1)
+        lab[rows] = np.where(np.stack([t[rows] for t in tied], axis=1), k, -1.0).argmax(axis=1)
     return lab, n_tied
 
 # %% ../nbs/32_aggregation.ipynb #4cee7ba3
@@ -146,7 +152,7 @@ def onehot(codes: np.ndarray, n_labels: int) -> np.ndarray:
 # %% ../nbs/32_aggregation.ipynb #4733ccb2
 def shares(v: np.ndarray) -> np.ndarray:
     "Rows of `v` divided by their sums (the vote shares; a zero row: uniform)."
-    s = v.sum(axis=1, keepdims=True)
+    s = reduce(np.add, list(v.T))[:, None]                  # label by label, as `best_labels`
     return np.divide(v, s, out=np.full(v.shape, 1.0 / v.shape[1]), where=s > 0)
 
 # %% ../nbs/32_aggregation.ipynb #d9ede526
@@ -180,10 +186,28 @@ def locate_units(st: VoteState, all_units: pd.Index) -> VoteState:
     st.offset = int(all_units.get_indexer(st.units[:1])[0]) if st.n_units else 0
     return st
 
+# %% ../nbs/32_aggregation.ipynb #96033f5a
+def whole_state(
+    J: Judgments,  # judgments in memory
+    key: int,  # tie-breaking key
+) -> VoteState | None:
+    "All of `J` as one `VoteState`, from its own codes (no split); None unless one label per judgment, pairs unique."
+    rows, lab = J.label_codes()                                # rows sorted: n of them, none twice, is each row once
+    if len(rows) != J.n_judgments or J.multi_label or not J.unique_pairs: return None   # the shards name the fault
+    i64 = lambda x: np.asarray(x).astype(np.int64, copy=False)
+    return VoteState(J.units, i64(J.unit_code), i64(J.worker_code), i64(lab), key, len(J.labels))
+
 # %% ../nbs/32_aggregation.ipynb #1e5a8382
-def vote_states(J, key: int, what: str) -> tuple:
+def vote_states(
+    J,  # `Judgments` or `DaskJudgments`
+    key: int,  # tie-breaking key
+    what: str,  # the method's name, for error messages
+    split: bool = True,  # in memory: shards for the threads; False: one state from J's own codes (vote methods)
+) -> tuple:
     "(executor, `VoteState`s with their offsets, all units in shard order) of judgments in memory or on Dask."
     ex = J.executor()
+    whole = None if split or not isinstance(J, Judgments) else whole_state(J, key)
+    if whole is not None: return ex, [whole], J.units
     states = ex.map(vote_state, J.shards(), len(J.labels), key, what)
     if isinstance(J, Judgments):            # shards are consecutive blocks of J.units: offsets add up
         for st, off in zip(states, np.cumsum([0] + [st.n_units for st in states])): st.offset = int(off)
@@ -203,11 +227,11 @@ class Aggregator:
     name = "aggregator"
     hard = False   # θ is agreement with the hard labels (vote models), not with the posterior
 
-    def _start(self, data, kwargs):
+    def _start(self, data, kwargs, split: bool = True):
         J = as_judgments(data, **kwargs)
         self.seed_ = as_rng(self.seed)
         if isinstance(J, Judgments) and J.n_judgments == 0: raise ValueError(f"{self.name}: no judgments")
-        ex, states, units = vote_states(J, int(self.seed_.integers(2**63)), self.name)
+        ex, states, units = vote_states(J, int(self.seed_.integers(2**63)), self.name, split)
         self._J, self._ex, self._states, self._units = J, ex, states, units
         self._terms = (accuracy_terms, None)
         return J, ex, states
@@ -253,23 +277,42 @@ def fit_predict(self: Aggregator, data, **kwargs) -> pd.Series:
     "Fit, then return the label of each unit (`labels_`)."
     return self.fit(data, **kwargs).labels_
 
+# %% ../nbs/32_aggregation.ipynb #990d38ec
+def weighted_vote(st: VoteState, skill, n_labels: int) -> tuple:
+    "One shard's (skill-)weighted vote $V$ (`skill` None: one vote each), best label (seeded ties), tied labels."
+    v = unit_votes(st, n_labels, None if skill is None else np.asarray(skill)[st.worker])
+    return (v, *best_labels(v, st.keys_of))
+
 # %% ../nbs/32_aggregation.ipynb #0389916e
-def vote_hits(st: VoteState, skill, n_labels: int, n_workers: int, ties: str = "random") -> dict:
-    "One shard: the (skill-)weighted vote's labels (seeded ties; 'report': tied units count for nobody), worker hits."
-    w = None if skill is None else np.asarray(skill)[st.worker]
-    lab, n_tied = best_labels(unit_votes(st, n_labels, w), st.keys_of)
-    return worker_hits(st, onehot(np.where((n_tied > 1) & (ties == "report"), -1, lab), n_labels), n_workers)
+def vote_hits(st: VoteState, skill, n_labels: int, n_workers: int, ties: str = "random", vote=None) -> dict:
+    "One shard: per worker, judgments agreeing with the (skill-)weighted vote ('hits') of those counted ('n')."
+    v, lab, n_tied = vote or weighted_vote(st, skill, n_labels)
+    counted = (n_tied == 1) | (ties != "report")              # 'report': tied units count for nobody
+    chosen = np.zeros(v.size)                                 # flat one-hot of the counted units' labels
+    chosen[np.flatnonzero(counted) * n_labels + lab[counted]] = 1.0
+    flat = st.flat if n_labels == st.n_labels else st.unit * n_labels + st.label
+    n = np.bincount(st.worker, None if counted.all() else counted[st.unit], n_workers)
+    return dict(hits=np.bincount(st.worker, chosen[flat], n_workers), n=n.astype(float))
 
 # %% ../nbs/32_aggregation.ipynb #783998a0
-def vote_frame(st: VoteState, skill, labels, ties: str = "random") -> pd.DataFrame:
+def vote_frame(st: VoteState, skill, labels, ties: str = "random", vote=None) -> pd.DataFrame:
     "One shard's table: vote shares per label, the chosen label and the number of tied labels."
-    w = None if skill is None else np.asarray(skill)[st.worker]
-    v = unit_votes(st, len(labels), w)
-    lab, n_tied = best_labels(v, st.keys_of)
+    v, lab, n_tied = vote or weighted_vote(st, skill, len(labels))
     out = pd.DataFrame(shares(v), index=st.units, columns=pd.Index(labels, name="label"))
     chosen = pd.Series(pd.Index(labels)[lab], index=st.units)
     if ties == "report": chosen = chosen.where(n_tied == 1)
     return out.assign(_label=chosen, _tied=n_tied)
+
+# %% ../nbs/32_aggregation.ipynb #17b735cc
+def vote_step(st: VoteState, skill, labels, n_workers: int, ties: str = "random") -> tuple:
+    "One shard's vote, counted once: (its table, `vote_frame`; its worker hits, `vote_hits`)."
+    vote = weighted_vote(st, skill, len(labels))
+    return vote_frame(st, skill, labels, ties, vote), vote_hits(st, skill, len(labels), n_workers, ties, vote)
+
+# %% ../nbs/32_aggregation.ipynb #cac85b7e
+def table_of(table: pd.DataFrame) -> pd.DataFrame:
+    "The table a step left on each shard (`vote_step`), as the executor's frame."
+    return table
 
 # %% ../nbs/32_aggregation.ipynb #6e975d32
 class MajorityVote(Aggregator):
@@ -281,10 +324,9 @@ class MajorityVote(Aggregator):
 
     @delegates(as_judgments, but=["data"])
     def fit(self, data, **kwargs):
-        J, ex, states = self._start(data, kwargs)
-        s = ex.sum(vote_hits, states, None, len(J.labels), len(J.workers), self.ties)
-        table = ex.frame(vote_frame, states, None, J.labels, self.ties)
-        return self._finish(table, J.labels, J.workers, s["hits"] / s["n"])
+        J, ex, states = self._start(data, kwargs, split=False)
+        tables, s = ex.step(vote_step, states, None, J.labels, len(J.workers), self.ties)
+        return self._finish(ex.frame(table_of, tables), J.labels, J.workers, s["hits"] / s["n"])
 
 # %% ../nbs/32_aggregation.ipynb #9ea25382
 class Wawa(Aggregator):
@@ -296,7 +338,7 @@ class Wawa(Aggregator):
 
     @delegates(as_judgments, but=["data"])
     def fit(self, data, **kwargs):
-        J, ex, states = self._start(data, kwargs)
+        J, ex, states = self._start(data, kwargs, split=False)
         s = ex.sum(vote_hits, states, None, len(J.labels), len(J.workers))
         skill = s["hits"] / s["n"]
         return self._finish(ex.frame(vote_frame, states, skill, J.labels), J.labels, J.workers, skill)
@@ -324,7 +366,7 @@ def label_use(st: VoteState, n_labels: int) -> dict:
 @delegates(as_judgments, but=["data"])
 def fit(self: ZeroBasedSkill, data, **kwargs):
     "Skills from chance + `eps`, `n_iter` steps towards the agreement with the skill-weighted vote, the rate decaying."
-    J, ex, states = self._start(data, kwargs)
+    J, ex, states = self._start(data, kwargs, split=False)     # a vote per pass: one state, as majority vote
     used = ex.sum(label_use, states, len(J.labels))["used"]
     skill = np.full(len(J.workers), 1 / max((used > 0).sum(), 1) + self.eps)
     lr = self.lr_init
@@ -533,13 +575,13 @@ def glad_estep(st: VoteState, alpha, b, log_prior) -> tuple:
 # %% ../nbs/32_aggregation.ipynb #8b91cbcd
 def glad_q(st: VoteState, alpha, b, n_labels: int, n_workers: int) -> dict:
     "One shard's expected complete log-likelihood Q (data part) and its gradient in α (per worker) and b (per unit)."
-    bu = b[st.offset:st.offset + st.n_units][st.unit]
-    x = alpha[st.worker] * np.exp(bu)
-    p = st.p_given
-    q = (p * log_expit(x) + (1 - p) * (log_expit(-x) - np.log(n_labels - 1))).sum()
-    r = p - expit(x)                              # dQ/dx
+    beta = np.exp(b[st.offset:st.offset + st.n_units])[st.unit]     # e^b per unit, then per judgment
+    x = alpha[st.worker] * beta
+    p, ls = st.p_given, log_expit(x)              # log σ(−x) = log σ(x) − x
+    q = ls.sum() - ((1 - p) * (x + np.log(n_labels - 1))).sum()
+    r = p - np.exp(ls)                            # dQ/dx
     gb = np.zeros(len(b)); gb[st.offset:st.offset + st.n_units] = np.bincount(st.unit, r * x, st.n_units)
-    return dict(q=q, ga=np.bincount(st.worker, r * np.exp(bu), n_workers), gb=gb)
+    return dict(q=q, ga=np.bincount(st.worker, r * beta, n_workers), gb=gb)
 
 def glad_terms(st: VoteState, params) -> tuple:
     "Per judgment: σ(α_i β_u) (num) and 1 (den): θ = the worker's mean P(correct) under GLAD."
@@ -569,8 +611,9 @@ def glad_m_step(ex, states, alpha, b, n_labels: int, opts) -> tuple:
         ra, rb = z[:W] - opts.alpha_prior, z[W:] - opts.b_prior
         q = s["q"] - 0.5 * (ra @ ra + rb @ rb) - 0.5 * len(z) * np.log(2 * np.pi)
         return -q, -np.concatenate([s["ga"] - ra, s["gb"] - rb])
-    res = optimize.minimize(negq, np.concatenate([alpha, b]), jac=True, method=opts.optimizer, tol=opts.m_step_tol,
-                            options=dict(maxiter=opts.m_step_max_iter))
+    with blas_threads(1):      # the optimiser's dot products are small: BLAS threads only wait (100x slower here)
+        res = optimize.minimize(negq, np.concatenate([alpha, b]), jac=True, method=opts.optimizer,
+                                tol=opts.m_step_tol, options=dict(maxiter=opts.m_step_max_iter))
     return res.x[:W], res.x[W:], -res.fun
 
 def glad_frame(st, alpha, b, log_prior, labels) -> pd.DataFrame:

@@ -966,6 +966,7 @@ def table_judgments(
     frame, label_set, codes, ids = _frame_and_codes(data, **spec, **opts, line_offset=line_offset, source=source)
     j = Judgments(frame, label_set, closed=given["labels"] is not None, codes=ids)
     if codes is not None: j._cache["label_codes"] = codes     # known from the distinct answers: no pass over tuples
+    if spec["dimension"] is None: j._cache["unique_pairs"] = True   # a repeated pair was refused, dropped or counted
     return j
 
 # %% ../nbs/00_core.ipynb #c78346e1
@@ -1098,6 +1099,12 @@ def repeated_pairs(self: Judgments) -> np.ndarray:
     if self.incidence().data.max(initial=0) <= 1: return np.zeros(0, dtype=np.int64)
     pair = self.unit_code.astype(np.int64) * self.n_workers + self.worker_code
     return np.flatnonzero(pd.Series(pair).duplicated(keep=False).to_numpy())
+
+# %% ../nbs/00_core.ipynb #355e0c39
+@patch(as_prop=True)
+def unique_pairs(self: Judgments) -> bool:
+    "True when no (unit, worker) pair occurs twice; known without a pass when `as_judgments` read a table."
+    return _cached(self, "unique_pairs", lambda: not len(self.repeated_pairs()))
 
 # %% ../nbs/00_core.ipynb #d0cf8f03
 @patch

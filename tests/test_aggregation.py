@@ -274,3 +274,22 @@ def test_dask_equals_memory_kos_mmsr(est):
         a, b = est().fit(df), est().fit(dask_frame(df))
     close(a.theta_, b.theta_.reindex(a.theta_.index), atol=1e-10)
     close(a.scores_, b.scores_.reindex(a.scores_.index), atol=1e-10)
+
+
+@pytest.mark.parametrize("ties", ["random", "report"])
+def test_vote_whole_equals_shards(ties):
+    "Majority vote on one state from the judgments' own codes equals the vote over three shards (labels, ties, θ)."
+    from crowdnb.core import as_rng
+    from crowdnb.engine import Threads
+    from crowdnb.aggregation import vote_state, vote_step
+    df, _ = crowd(per_unit=4)
+    m = MajorityVote(ties=ties, seed=0).fit(df)
+    j, key = m._J, int(as_rng(0).integers(2**63))
+    assert len(m._states) == 1 and len(j.shards(3)) == 3
+    st = [vote_state(s, len(j.labels), key) for s in j.shards(3)]
+    tables, s = Threads(2).step(vote_step, st, None, j.labels, len(j.workers), ties)
+    table = pd.concat(tables).reindex(m.posterior_.index)
+    close(m.posterior_, table[m.posterior_.columns])
+    assert m.labels_.equals(table["_label"].rename("label").rename_axis("unit"))
+    assert len(m.ties_) > 0 and list(m.ties_) == list(table.index[table["_tied"] > 1])
+    close(m.theta_, s["hits"] / s["n"])
