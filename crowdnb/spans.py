@@ -214,10 +214,11 @@ def overlapping_pairs(
 ) -> tuple[np.ndarray, np.ndarray]:
     "Low-level: every pair (i, j) of spans of one document that overlap (or lie within `reach`), each pair once."
     ext = end if reach is None else end + np.ceil(reach).astype(np.int64)
-    order = np.lexsort((start, doc))
     big = int(max(ext.max(initial=0), end.max(initial=0))) + 1
-    key = doc[order].astype(np.int64) * big + start[order]
-    hi = np.searchsorted(key, doc[order].astype(np.int64) * big + ext[order], side="left")
+    key = doc.astype(np.int64) * big + start                     # one sort key: document, then start
+    order = np.argsort(key, kind="stable")
+    key = key[order]
+    hi = np.searchsorted(key, key - start[order] + ext[order], side="left")
     cnt = np.maximum(hi - np.arange(len(key)) - 1, 0)
     i = np.repeat(np.arange(len(key)), cnt)
     j = i + 1 + np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt)
@@ -267,19 +268,22 @@ def match_spans(
         d, a, l = S.codes()
         s, e = S.frame["start"].to_numpy(np.int64), S.frame["end"].to_numpy(np.int64)
         i, j = overlapping_pairs(d, s, e)
-        swap = a[i] > a[j]
-        i, j = np.where(swap, j, i), np.where(swap, i, j)
-        same_b, same_l = (s[i] == s[j]) & (e[i] == e[j]), l[i] == l[j]
-        keep = a[i] != a[j]
-        if match in ("exact", "boundary"): keep &= same_b
-        if match in ("exact", "type") or same_label: keep &= same_l
+        same_b, exact = (s[i] == s[j]) & (e[i] == e[j]), match in ("exact", "boundary")
+        keep = same_b if exact else a[i] != a[j]                            # exact: the (few) equal ones first
+        if match in ("exact", "type") or same_label: keep = keep & (l[i] == l[j])
         i, j, same_b = i[keep], j[keep], same_b[keep]
+        if exact:
+            k = a[i] != a[j]
+            i, j, same_b = i[k], j[k], same_b[k]
+        swap = a[i] > a[j]                                                  # oriented reference -> response
+        i, j = np.where(swap, j, i), np.where(swap, i, j)
         credit = np.where(same_b, 1.0, 0.5) if match == "partial" else np.ones(len(i))
         iou = (np.minimum(e[i], e[j]) - np.maximum(s[i], s[j])) / (np.maximum(e[i], e[j]) - np.minimum(s[i], s[j]))
         return i, j, credit, iou, a
     S, match = as_spans(spans), check_choice("match", match, MATCHES)
     i, j, credit, iou, a = _candidates(S, match, same_label)
-    order = np.lexsort((j, i, -iou, -credit))
+    ij, rank = i * len(S.frame) + j, -(4 * credit + iou)           # best credit first, then IoU, then (i, j)
+    order = np.lexsort((ij, rank)) if len(rank) and rank.min() < rank.max() else np.argsort(ij)
     i, j, credit = i[order], j[order], credit[order]
     A = len(S.annotators)
     won = greedy_matching(i * A + a[j], j * A + a[i], len(S.frame) * A)
