@@ -870,16 +870,17 @@ def offset_pairs(
     e: np.ndarray,  # the byte after each field
 ) -> tuple[np.ndarray, np.ndarray] | None:
     "Low-level: (starts, ends) written 'START-END' in the fields `x[s:e]`; None unless each is two runs of digits."
-    v, side, ln, l = np.zeros((2, len(s)), np.int64), np.zeros(len(s), np.int64), np.zeros((2, len(s)), int), e - s
-    for k in range(int(l.max(initial=0))):                       # a loop over the (few) bytes of the longest field
-        m = np.flatnonzero(k < l)
-        c = x[s[m] + k].astype(np.int64) - ord("0")
-        dash = c == ord("-") - ord("0")
-        if (((c < 0) | (c > 9)) & ~dash).any() or (dash & (side[m] == 1)).any(): return None
-        side[m[dash]] = 1
-        d, h = m[~dash], side[m[~dash]]
-        v[h, d], ln[h, d] = v[h, d] * 10 + c[~dash], ln[h, d] + 1
-    return None if (side != 1).any() or (ln < 1).any() or (ln > 18).any() else (v[0], v[1])
+    if not len(s): return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    l, k = e - s, np.arange(int((e - s).max()))
+    inside = k < l[:, None]                                       # a (fields x longest field) matrix of bytes
+    c = np.where(inside, x[np.minimum(s[:, None] + k, len(x) - 1)].astype(np.int64) - ord("0"), 0)
+    dash = inside & (c == ord("-") - ord("0"))
+    at = dash.argmax(1)[:, None]                                  # each field's dash
+    if (dash.sum(1) != 1).any() or (inside & ~dash & ((c < 0) | (c > 9))).any(): return None
+    if (at < 1).any() or (at > 18).any() or (l[:, None] - at < 2).any() or (l[:, None] - at > 19).any(): return None
+    a = np.where(k < at, c * 10 ** np.maximum(at - 1 - k, 0), 0).sum(1)
+    b = np.where(inside & (k > at), c * 10 ** np.maximum(l[:, None] - 1 - k, 0), 0).sum(1)
+    return a, b
 
 # %% ../nbs/12_spans.ipynb #e9b27c9c
 def _tsv_bytes(raw: bytes, col: int, tokens: bool) -> tuple | None:
