@@ -23,10 +23,10 @@ from .core import Judgments, as_judgments, as_rng, check_choice, check_int, divi
 # %% auto #0
 __all__ = ['MATCHES', 'ALL', 'TOKEN', 'COEFFICIENTS', 'SPAN_FORMATS', 'Spans', 'rows_at_fault', 'as_spans', 'overlapping_pairs',
            'greedy_matching', 'match_spans', 'span_f1', 'span_agreement', 'token_agreement', 'input_paths',
-           'json_records', 'jsonl_records', 'reject_record', 'record_fields', 'record_spans', 'read_label_studio',
-           'read_prodigy', 'read_brat', 'tsv_token_lines', 'read_webanno_tsv', 'read_doccano', 'read_iob',
-           'export_files', 'read_spans', 'continuum', 'unitizing_alpha', 'dissimilarity', 'best_alignment',
-           'cat_disorder', 'gamma']
+           'json_records', 'jsonl_records', 'reject_record', 'record_fields', 'record_spans', 'json_array_lines',
+           'read_label_studio', 'read_prodigy', 'read_brat', 'tsv_token_lines', 'byte_fields', 'offset_pairs',
+           'read_webanno_tsv', 'read_doccano', 'read_iob', 'export_files', 'read_spans', 'continuum', 'unitizing_alpha',
+           'dissimilarity', 'best_alignment', 'cat_disorder', 'gamma']
 
 # %% ../nbs/12_spans.ipynb #00710770
 @dataclass
@@ -214,10 +214,11 @@ def overlapping_pairs(
 ) -> tuple[np.ndarray, np.ndarray]:
     "Low-level: every pair (i, j) of spans of one document that overlap (or lie within `reach`), each pair once."
     ext = end if reach is None else end + np.ceil(reach).astype(np.int64)
-    order = np.lexsort((start, doc))
     big = int(max(ext.max(initial=0), end.max(initial=0))) + 1
-    key = doc[order].astype(np.int64) * big + start[order]
-    hi = np.searchsorted(key, doc[order].astype(np.int64) * big + ext[order], side="left")
+    key = doc.astype(np.int64) * big + start                     # one sort key: document, then start
+    order = np.argsort(key, kind="stable")
+    key = key[order]
+    hi = np.searchsorted(key, key - start[order] + ext[order], side="left")
     cnt = np.maximum(hi - np.arange(len(key)) - 1, 0)
     i = np.repeat(np.arange(len(key)), cnt)
     j = i + 1 + np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt)
@@ -267,19 +268,22 @@ def match_spans(
         d, a, l = S.codes()
         s, e = S.frame["start"].to_numpy(np.int64), S.frame["end"].to_numpy(np.int64)
         i, j = overlapping_pairs(d, s, e)
-        swap = a[i] > a[j]
-        i, j = np.where(swap, j, i), np.where(swap, i, j)
-        same_b, same_l = (s[i] == s[j]) & (e[i] == e[j]), l[i] == l[j]
-        keep = a[i] != a[j]
-        if match in ("exact", "boundary"): keep &= same_b
-        if match in ("exact", "type") or same_label: keep &= same_l
+        same_b, exact = (s[i] == s[j]) & (e[i] == e[j]), match in ("exact", "boundary")
+        keep = same_b if exact else a[i] != a[j]                            # exact: the (few) equal ones first
+        if match in ("exact", "type") or same_label: keep = keep & (l[i] == l[j])
         i, j, same_b = i[keep], j[keep], same_b[keep]
+        if exact:
+            k = a[i] != a[j]
+            i, j, same_b = i[k], j[k], same_b[k]
+        swap = a[i] > a[j]                                                  # oriented reference -> response
+        i, j = np.where(swap, j, i), np.where(swap, i, j)
         credit = np.where(same_b, 1.0, 0.5) if match == "partial" else np.ones(len(i))
         iou = (np.minimum(e[i], e[j]) - np.maximum(s[i], s[j])) / (np.maximum(e[i], e[j]) - np.minimum(s[i], s[j]))
         return i, j, credit, iou, a
     S, match = as_spans(spans), check_choice("match", match, MATCHES)
     i, j, credit, iou, a = _candidates(S, match, same_label)
-    order = np.lexsort((j, i, -iou, -credit))
+    ij, rank = i * len(S.frame) + j, -(4 * credit + iou)           # best credit first, then IoU, then (i, j)
+    order = np.lexsort((ij, rank)) if len(rank) and rank.min() < rank.max() else np.argsort(ij)
     i, j, credit = i[order], j[order], credit[order]
     A = len(S.annotators)
     won = greedy_matching(i * A + a[j], j * A + a[i], len(S.frame) * A)
@@ -467,9 +471,11 @@ def input_paths(
 def json_records(
     path: Path,  # a JSON file holding an array of records (or one record)
     tool: str,  # the tool that wrote it, for the messages
+    raw: bytes | None = None,  # its bytes when already read (None: read them)
 ) -> list:
     "The records of a JSON array file, with errors that name the file, the line and the column."
-    try: data = json.loads(path.read_text(encoding="utf-8-sig"))
+    text = path.read_text(encoding="utf-8-sig") if raw is None else raw.decode("utf-8-sig")
+    try: data = json.loads(text)
     except json.JSONDecodeError as e:
         raise ValueError(f"{tool} file {str(path)!r} is not valid JSON (line {e.lineno}, column {e.colno}: {e.msg}); "
                          "is it truncated?") from None
@@ -542,13 +548,69 @@ def record_spans(
     if line is not None: df["origin_line"] = line
     return as_spans(df, texts=texts, seen=list(zip(d.tolist(), a.tolist())), labels=labels)
 
+# %% ../nbs/12_spans.ipynb #332395b9
+def json_array_lines(
+    raw: bytes,  # a JSON file's bytes
+) -> bytes | None:
+    "Low-level: a JSON array of objects rewritten as JSON lines, one element a line (cut with numpy); None: else."
+    x = np.frombuffer(raw, np.uint8)
+    q = np.flatnonzero(x == ord('"'))
+    esc, run, k = np.zeros(len(q), bool), np.ones(len(q), bool), 1
+    while run.any():                                             # quotes after an odd run of backslashes are escaped
+        run &= (q - k >= 0) & (x[np.maximum(q - k, 0)] == ord("\\"))
+        esc ^= run
+        k += 1
+    q, nl = q[~esc], np.flatnonzero(x == ord("\n"))
+    if len(q) % 2 or (np.searchsorted(q, nl, "right") % 2).any(): return None   # a line break inside a string
+    pun = np.flatnonzero((x == ord("[")) | (x == ord("]")) | (x == ord("{")) | (x == ord("}")) | (x == ord(",")))
+    pun = pun[np.searchsorted(q, pun, "right") % 2 == 0]         # outside strings
+    c = x[pun]
+    depth = np.cumsum((c == ord("[")) | (c == ord("{"))) - np.cumsum((c == ord("]")) | (c == ord("}")))
+    if not len(pun) or c[0] != ord("[") or depth[-1] != 0 or (depth[:-1] < 1).any(): return None
+    if raw[:pun[0]].strip() or raw[pun[-1] + 1:].strip(): return None
+    sep = np.flatnonzero((depth == 1) & ((c == ord(",")) | (c == ord("["))))    # '[' and the commas between elements
+    if (c[sep + 1] != ord("{")).any(): return None                   # each element an object
+    y = x.copy()
+    y[nl] = ord(" ")
+    y[pun[sep[1:]]] = ord("\n")
+    y[[pun[0], pun[-1]]] = ord(" ")
+    return y.tobytes()
+
+# %% ../nbs/12_spans.ipynb #4ae76bf9
+def _ls_arrow(p: Path, raw: bytes, text_key) -> tuple | None:
+    "(records, record of each span, starts, ends, labels, texts) of a regular export, read by pyarrow; None: odd."
+    try: import pyarrow as pa, pyarrow.compute as pc, pyarrow.json as pj
+    except ImportError: return None
+    def col(a, name: str, kind, nulls: bool = False):
+        "Field `name` of struct array `a`, of a type `kind` accepts (and no null unless `nulls`); else KeyError."
+        i = a.type.get_field_index(name) if pa.types.is_struct(a.type) else -1
+        if i < 0 or a.null_count or (a.field(i).null_count and not nulls) or not kind(a.field(i).type):
+            raise KeyError(name)
+        return a.field(i)
+    key = lambda y: pa.types.is_integer(y) or pa.types.is_string(y)
+    lines = json_array_lines(raw.removeprefix(b"\xef\xbb\xbf"))
+    try:
+        t = pj.read_json(BytesIO(lines), read_options=pj.ReadOptions(use_threads=False, block_size=len(lines) + 1))
+        task = pa.StructArray.from_arrays([c.combine_chunks() for c in t.columns], t.column_names)
+        ids, anns = col(task, "id", key).to_pylist(), col(task, "annotations", pa.types.is_list)
+        text = col(col(task, "data", pa.types.is_struct), text_key or "text", pa.types.is_string).to_pylist()
+        ann, of = pc.list_flatten(anns), pc.list_parent_indices(anns).to_numpy()
+        keep = pa.array(~pc.fill_null(col(ann, "was_cancelled", pa.types.is_boolean, True), False).to_numpy(False)
+                        if "was_cancelled" in ann.type.names else np.ones(len(ann), bool))
+        by, res = col(ann, "completed_by", key).cast(pa.string()).filter(keep), col(ann, "result", pa.types.is_list)
+        item, at = pc.list_flatten(res.filter(keep)), pc.list_parent_indices(res.filter(keep)).to_numpy()
+        lab = col(item, "type", pa.types.is_string).to_numpy(False) == "labels"
+        val = col(item, "value", pa.types.is_struct).filter(pa.array(lab))
+        s, e = (col(val, k, pa.types.is_integer).to_numpy() for k in ("start", "end"))
+        labs = col(val, "labels", pa.types.is_list)
+    except (KeyError, TypeError, pa.ArrowException): return None          # None lines, or not a regular export
+    recs = [(ids[r], u, f"{p.name} task {r + 1} (id {ids[r]})") for r, u in zip(of[keep].tolist(), by.to_pylist())]
+    k, texts = pc.list_value_length(labs).to_numpy(), dict(zip(ids, text))
+    return recs, *(np.repeat(x, k) for x in (at[lab], s, e)), pc.list_flatten(labs).to_pylist(), texts
+
 # %% ../nbs/12_spans.ipynb #268a9040
-def read_label_studio(
-    path,  # the JSON export of a Label Studio project
-    text_key: str | None = None,  # the `data` field holding the text; None: 'text' or the only text field
-    labels=None,  # the declared label set (None: the labels that occur)
-) -> Spans:
-    "Spans from a Label Studio JSON export: one annotator per `completed_by`, `labels` results, the text from `data`."
+def _ls_json(p: Path, raw: bytes, text_key) -> tuple:
+    "(records, record of each span, starts, ends, labels, texts) of an export read by `json`, record by record."
     def _ls_text(task: dict, text_key):
         "The text of a task: data[text_key], data['text'], or the task's only text field."
         data = task.get("data") or {}
@@ -556,13 +618,9 @@ def read_label_studio(
         if "text" in data: return data["text"]
         strs = [v for v in data.values() if isinstance(v, str)]
         return strs[0] if len(strs) == 1 else None
-    def _ls_user(c) -> str:
-        "The annotator of a Label Studio annotation: its `completed_by` id (or email)."
-        if isinstance(c, dict): c = c.get("email") or c.get("id")
-        return str(c)
-    (p,) = input_paths(path, "Label Studio export")
+    user = lambda c: str((c.get("email") or c.get("id")) if isinstance(c, dict) else c)   # completed_by: id or email
     recs, vals, counts, texts = [], [], [], {}
-    for r, task in enumerate(json_records(p, "Label Studio"), 1):
+    for r, task in enumerate(json_records(p, "Label Studio", raw), 1):
         if not isinstance(task, dict) or "data" not in task or "annotations" not in task:
             reject_record(p, f"task {r}", task, "Label Studio", "'data' and 'annotations'")
         doc = task.get("id", r)
@@ -570,14 +628,25 @@ def read_label_studio(
         for ann in task["annotations"]:
             if ann.get("was_cancelled"): continue
             v = [x.get("value", {}) for x in ann.get("result", []) if x.get("type") == "labels"]
-            recs.append((doc, _ls_user(ann.get("completed_by")), f"{p.name} task {r} (id {doc})"))
+            recs.append((doc, user(ann.get("completed_by")), f"{p.name} task {r} (id {doc})"))
             vals += v
             counts.append(len(v))
     s, e, labs = record_fields(vals, ("start", "end", "labels"))
     labs = [x if isinstance(x, (list, tuple)) else [] for x in labs]    # a value may carry several labels
     k = np.fromiter(map(len, labs), np.int64, len(labs))
     at = np.repeat(np.repeat(np.arange(len(recs)), counts), k)
-    return record_spans(recs, at, np.repeat(s, k), np.repeat(e, k), list(chain.from_iterable(labs)), texts, labels)
+    return recs, at, np.repeat(s, k), np.repeat(e, k), list(chain.from_iterable(labs)), texts
+
+# %% ../nbs/12_spans.ipynb #862cce0c
+def read_label_studio(
+    path,  # the JSON export of a Label Studio project
+    text_key: str | None = None,  # the `data` field holding the text; None: 'text' or the only text field
+    labels=None,  # the declared label set (None: the labels that occur)
+) -> Spans:
+    "Spans from a Label Studio JSON export: one annotator per `completed_by`, `labels` results, the text from `data`."
+    (p,) = input_paths(path, "Label Studio export")
+    raw = p.read_bytes()
+    return record_spans(*(_ls_arrow(p, raw, text_key) or _ls_json(p, raw, text_key)), labels)
 
 # %% ../nbs/12_spans.ipynb #7a505fb7
 def read_prodigy(
@@ -729,27 +798,26 @@ def _tsv_header(p: Path, lines: list, layer, feature) -> tuple[int, str]:
 _STACK = re.compile(r"(?<!\\)\|")
 _ITEM = re.compile(r"^(?P<v>.*?)(?:\[(?P<id>\d+)\])?$")
 
-def _tsv_items(cells: np.ndarray, short: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    "(labels, ids (None: none), cell index, item index) of the annotations in a feature column; plain ones at once."
+def _tsv_items(at: np.ndarray, cells: list, short: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    "(labels, ids (None: none), token line, item index) of the non-empty feature `cells` of token lines `at`."
     def _tsv_cell(cell: str, short: str):
-        "[(label, annotation id or None)] of one feature cell: '_' none, '*' no value, 'A[1]|B' stacked."
-        if cell in ("_", ""): return []
+        "[(label, annotation id or None)] of one feature cell: '*' no value, 'A[1]|B' stacked."
         out = []
         for item in _STACK.split(cell):
             m = _ITEM.match(item)
             v = re.sub(r"\\(.)", r"\1", m["v"])
             out.append((short if v in ("*", "") else v, m["id"]))
         return out
-    full = np.flatnonzero((cells != "_") & (cells != ""))
-    v = cells[full].tolist()
-    odd = (cells[full] == "*").any() or any(c in "\x00".join(v) for c in "|[\\")    # any stacked, id'd or escaped?
-    hard = np.array([c == "*" or "|" in c or "[" in c or "\\" in c for c in v], bool) if odd else np.zeros(len(v), bool)
-    i1, i2 = full[~hard], full[hard]
-    items = [(i, k, lab, j) for i in i2.tolist() for k, (lab, j) in enumerate(_tsv_cell(cells[i], short))]
-    i, k, lab, j = (list(x) for x in zip(*items)) if items else ([], [], [], [])
+    lab, none = np.array([*cells, None], dtype=object)[:-1], np.full(len(cells), None, dtype=object)
+    if "*" not in cells and not any(c in "\x00".join(cells) for c in "|[\\"):      # none stacked, id'd or escaped
+        return lab, none, np.asarray(at, np.int64), np.zeros(len(cells), np.int64)
+    hard = np.array([c == "*" or "|" in c or "[" in c or "\\" in c for c in cells], bool)
+    i1, i2 = at[~hard], at[hard]
+    items = [(i, k, x, j) for i, c in zip(i2.tolist(), lab[hard]) for k, (x, j) in enumerate(_tsv_cell(c, short))]
+    i, k, x, j = (list(y) for y in zip(*items)) if items else ([], [], [], [])
     order = np.argsort(np.r_[i1, np.array(i, np.int64)], kind="stable")
-    lab = np.r_[cells[i1].astype(object), np.array([*lab, None], dtype=object)[:-1]]
-    ids = np.array([None] * len(i1) + j + [None], dtype=object)[:-1]
+    lab = np.r_[lab[~hard], np.array([*x, None], dtype=object)[:-1]]
+    ids = np.r_[none[~hard], np.array([*j, None], dtype=object)[:-1]]
     at, k = np.r_[i1, i].astype(np.int64)[order], np.r_[np.zeros(len(i1)), k].astype(np.int64)[order]
     return lab[order], ids[order], at, k
 
@@ -768,38 +836,6 @@ def tsv_token_lines(
                          f"expected a token line with at least {col + 1} columns")
     return np.array(body, np.int64), cs
 
-# %% ../nbs/12_spans.ipynb #e9b27c9c
-def _tsv_table(p: Path, col: int, text: str) -> tuple[np.ndarray, dict]:
-    "(line numbers, columns id, offsets, token and cell (object arrays)) of the token lines, cut at once."
-    def _tsv_body(text: str, col: int) -> tuple[np.ndarray, list] | None:
-        "(line numbers, fields) of the token lines, cut sentence by sentence ('#' lines lead each); None: ragged, odd."
-        if any(c in text for c in "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"): return None      # other line breaks
-        parts, first, count, line = [], [], [], 1
-        for blk in text.rstrip("\n").split("\n\n"):
-            i, h, n = 0, 0, blk.count("\n") + 1
-            while i < len(blk) and blk[i] in "#\n":                 # the sentence's '#Text=' lines, blank lines
-                i, h = (blk.find("\n", i) + 1 or len(blk) + 1), h + 1
-            if i < len(blk):
-                parts.append(blk[i:])
-                first.append(line + h)
-                count.append(n - h)
-            line += n + 1
-        body = "\n".join(parts)
-        lines = body.split("\n")
-        tabs = np.fromiter(map(str.count, lines, repeat("\t")), np.int64, len(lines))
-        if sum(count) != len(lines) or "\n#" in body or not parts or tabs[0] < col or (tabs != tabs[0]).any():
-            return None
-        ns = np.repeat(np.array(first) - np.cumsum(np.r_[0, count[:-1]]), count) + np.arange(len(lines))
-        return ns, body.replace("\n", "\t").split("\t")
-    got = _tsv_body(text, col)
-    if got is None:                                             # ragged or bad lines: cut them one by one
-        ns, cs = tsv_token_lines(p, col, text.splitlines())
-        t = {k: [c[i] for c in cs] for k, i in zip(("id", "offsets", "token", "cell"), (0, 1, 2, col))}
-    else:
-        (ns, f), w = got, len(got[1]) // len(got[0])
-        t = {k: f[i::w] for k, i in zip(("id", "offsets", "token", "cell"), (0, 1, 2, col))}
-    return ns, {k: np.array([*v, None], dtype=object)[:-1] for k, v in t.items()}
-
 # %% ../nbs/12_spans.ipynb #660716ac
 def _tsv_offsets(p: Path, ns: np.ndarray, t: pd.DataFrame, col: int, text: str) -> tuple[np.ndarray, np.ndarray]:
     "(starts, ends) of the token lines' 'start-end' column, cut at once; a bad one names its line."
@@ -815,28 +851,97 @@ def _tsv_offsets(p: Path, ns: np.ndarray, t: pd.DataFrame, col: int, text: str) 
     if len(bad): raise ValueError(f"{str(p)!r} line {ns[bad[0]]}: offsets {t['offsets'][bad[0]]!r} are not 'START-END'")
     return off[:, 0].astype(np.int64), off[:, 1].astype(np.int64)
 
+# %% ../nbs/12_spans.ipynb #bdaf3593
+def byte_fields(
+    x: np.ndarray,  # a file's bytes (uint8), ending with a line break
+    s: np.ndarray,  # each field's first byte
+    e: np.ndarray,  # the byte after each field: a tab or a line break
+) -> list[str]:
+    "Low-level: the fields `x[s:e]` of a tab-separated file, decoded as UTF-8, one str each, from one decode."
+    l = e - s + 1
+    ends = np.cumsum(l)
+    g = x[np.repeat(s - ends + l, l) + np.arange(ends[-1] if len(l) else 0)]
+    g[ends - 1] = ord("\n")
+    return g.tobytes().decode("utf-8").split("\n")[:-1]
+
+def offset_pairs(
+    x: np.ndarray,  # a file's bytes (uint8)
+    s: np.ndarray,  # each field's first byte
+    e: np.ndarray,  # the byte after each field
+) -> tuple[np.ndarray, np.ndarray] | None:
+    "Low-level: (starts, ends) written 'START-END' in the fields `x[s:e]`; None unless each is two runs of digits."
+    if not len(s): return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    l, k = e - s, np.arange(int((e - s).max()))
+    inside = k < l[:, None]                                       # a (fields x longest field) matrix of bytes
+    c = np.where(inside, x[np.minimum(s[:, None] + k, len(x) - 1)].astype(np.int64) - ord("0"), 0)
+    dash = inside & (c == ord("-") - ord("0"))
+    at = dash.argmax(1)[:, None]                                  # each field's dash
+    if (dash.sum(1) != 1).any() or (inside & ~dash & ((c < 0) | (c > 9))).any(): return None
+    if (at < 1).any() or (at > 18).any() or (l[:, None] - at < 2).any() or (l[:, None] - at > 19).any(): return None
+    a = np.where(k < at, c * 10 ** np.maximum(at - 1 - k, 0), 0).sum(1)
+    b = np.where(inside & (k > at), c * 10 ** np.maximum(l[:, None] - 1 - k, 0), 0).sum(1)
+    return a, b
+
+# %% ../nbs/12_spans.ipynb #e9b27c9c
+def _tsv_bytes(raw: bytes, col: int, tokens: bool) -> tuple | None:
+    "(line numbers, starts, ends, sub-tokens, non-empty cells' rows, cells, tokens) of a regular file; None: odd."
+    x = np.frombuffer(raw + b"\n", np.uint8)
+    n = np.bincount(x, minlength=256)
+    if n[[11, 12, 13, 28, 29, 30]].any() or (n[0xC2] + n[0xE2] and any(c.encode() in raw for c in "\x85\u2028\u2029")):
+        return None                                                  # other line breaks
+    nl = np.flatnonzero(x == 10)
+    st, en = np.r_[0, nl[:-1] + 1], nl
+    tok = (en > st) & (x[st] != ord("#"))                            # token lines: neither blank nor '#'
+    tb = np.flatnonzero(x == 9)
+    cnt = np.searchsorted(tb, en[tok]) - np.searchsorted(tb, st[tok])    # tabs per token line
+    if not len(cnt) or cnt[0] < col or (cnt != cnt[0]).any(): return None  # none, or ragged
+    if len(tb) != cnt.sum(): tb = tb[tok[np.searchsorted(nl, tb)]]   # tabs in '#' lines too
+    T = tb.reshape(len(cnt), cnt[0])
+    fs, fe = np.column_stack([st[tok], T + 1]), np.column_stack([T, en[tok]])
+    ab = offset_pairs(x, fs[:, 1], fe[:, 1])
+    if ab is None: return None
+    dots = np.flatnonzero(x == ord("."))
+    sub = np.searchsorted(dots, fe[:, 0]) > np.searchsorted(dots, fs[:, 0])    # '1-2.1': part of a token
+    s, e = fs[:, col], fe[:, col]
+    full = np.flatnonzero((e > s) & ((e - s != 1) | (x[s] != ord("_"))))
+    return (np.flatnonzero(tok) + 1, *ab, sub, full, byte_fields(x, s[full], e[full]),
+            byte_fields(x, fs[~sub, 2], fe[~sub, 2]) if tokens else None)
+
+# %% ../nbs/12_spans.ipynb #c6d6f2df
+def _tsv_table(p: Path, col: int, raw: bytes, text: str, tokens: bool) -> tuple:
+    "(line numbers, starts, ends, sub-tokens, non-empty cells' rows, cells, tokens) of the token lines, cut at once."
+    got = None if "\r" in text else _tsv_bytes(raw, col, tokens)
+    if got is not None: return got
+    ns, cs = tsv_token_lines(p, col, text.splitlines())            # ragged or odd lines: cut them one by one
+    t = {k: np.array([*(c[i] for c in cs), None], dtype=object)[:-1]
+         for k, i in zip(("id", "offsets", "token", "cell"), (0, 1, 2, col))}
+    a, b = _tsv_offsets(p, ns, t, col, text)
+    sub = np.array(["." in x for x in t["id"].tolist()], bool)
+    full = np.flatnonzero((t["cell"] != "_") & (t["cell"] != ""))
+    return ns, a, b, sub, full, t["cell"][full].tolist(), t["token"][~sub].tolist() if tokens else None
+
 # %% ../nbs/12_spans.ipynb #45344d25
 def _tsv_file(p: Path, doc, who, layer, feature, tokens: bool = True):
     "(span rows, token rows) of one WebAnno TSV file; the columns cut once, multi-token spans joined by a groupby."
-    text = p.read_text(encoding="utf-8-sig")
+    raw = p.read_bytes()
+    raw, text = raw.removeprefix(b"\xef\xbb\xbf"), raw.decode("utf-8-sig")
+    text = text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text     # as read_text reads it
     col, name = _tsv_header(p, text.split("\n\n", 1)[0].splitlines(), layer, feature)
-    ns, t = _tsv_table(p, col, text)
-    a, b = _tsv_offsets(p, ns, t, col, text)
-    sub = np.array(["." in x for x in t["id"].tolist()], bool) if "." in "".join(t["id"]) else np.zeros(len(ns), bool)
+    ns, a, b, sub, full, cells, tk = _tsv_table(p, col, raw, text, tokens)
     toks = None if not tokens else pd.DataFrame({"doc": doc, "start": a[~sub], "end": b[~sub],
-                                                 "token": pd.Series(t["token"][~sub], dtype=object)})
-    lab, ids, i, k = _tsv_items(t["cell"], name.rsplit(".", 1)[-1])
+                                                 "token": pd.Series(tk, dtype=object)})
+    lab, ids, i, k = _tsv_items(full, cells, name.rsplit(".", 1)[-1])
     has = ids != None                                           # noqa: E711 (elementwise)
-    it = pd.DataFrame({"label": lab, "id": ids, "a": a[i], "b": b[i], "n": ns[i], "k": k})
-    sp = it
+    sp = {"label": lab, "a": a[i], "b": b[i], "n": ns[i]}
     if has.any():                                               # multi-token annotations: one span per (label, id)
-        sp = pd.concat([it[~has], it[has].groupby(["label", "id"], sort=False).agg(
+        it = pd.DataFrame(sp | {"id": ids, "k": k})
+        g = pd.concat([it[~has], it[has].groupby(["label", "id"], sort=False).agg(
             a=("a", "min"), b=("b", "max"), n=("n", "first"), k=("k", "first")).reset_index()], ignore_index=True)
-        sp = sp.iloc[np.lexsort((sp["k"].to_numpy(), sp["n"].to_numpy()))]
-    obj = lambda x: pd.Series(np.full(len(sp), x, dtype=object) if np.ndim(x) == 0 else x, dtype=object)
-    return pd.DataFrame({"doc": obj(doc), "annotator": obj(who), "start": sp["a"].to_numpy(), "end": sp["b"].to_numpy(),
-                         "label": obj(sp["label"].to_numpy(dtype=object)), "origin": p.name,
-                         "origin_line": sp["n"].to_numpy()}), toks
+        g = g.iloc[np.lexsort((g["k"].to_numpy(), g["n"].to_numpy()))]
+        sp = {c: g[c].to_numpy() for c in sp}
+    obj = lambda x: pd.Series(np.full(len(sp["a"]), x, dtype=object) if np.ndim(x) == 0 else x, dtype=object)
+    return pd.DataFrame({"doc": obj(doc), "annotator": obj(who), "start": sp["a"], "end": sp["b"],
+                         "label": obj(sp["label"]), "origin": p.name, "origin_line": sp["n"]}), toks
 
 # %% ../nbs/12_spans.ipynb #fe3df394
 def _text_from_tokens(toks: pd.DataFrame) -> str:

@@ -340,3 +340,27 @@ def test_reader_fast_paths_agree_with_line_by_line(tmp_path):
     a, b = (read_webanno_tsv([tmp_path / "wa" / d / "x.tsv"]) for d in ("d", "e"))
     assert [r[1:] for r in _rows(a)] == [r[1:] for r in _rows(b)]
     assert len(a.frame) > 0
+
+
+def test_label_studio_arrow_and_json_paths_agree(tmp_path):
+    "A regular export (pyarrow's JSON reader) and one whose `completed_by` changes type (json) give the same spans."
+    pytest.importorskip("pyarrow")
+    from crowdnb.spans import json_array_lines
+    tasks = json.loads((FIX / "label_studio.json").read_text())
+    mixed = tmp_path / "mixed.json"
+    mixed.write_text(json.dumps(tasks, indent=2))                   # the fixture: one completed_by is an object
+    for t in tasks:
+        for a in t["annotations"]:
+            if isinstance(a["completed_by"], dict): a["completed_by"] = a["completed_by"]["id"]
+    tasks[1]["annotations"].append({"completed_by": 9, "was_cancelled": True, "result": tasks[0]["annotations"][0]["result"]})
+    plain = tmp_path / "plain.json"
+    plain.write_text(json.dumps(tasks))
+    lines = json_array_lines(plain.read_bytes())
+    assert [json.loads(l) for l in lines.decode().splitlines()] == tasks         # the arrow path's input
+    a, b = read_label_studio(plain), read_label_studio(mixed)
+    assert _rows(a) == _rows(b)
+    assert a.seen.equals(b.seen) and a.docs.equals(b.docs)
+    assert len(a.frame) == 12 and "9" not in set(a.frame["annotator"])          # the cancelled annotation is skipped
+    (tmp_path / "cut.json").write_text(plain.read_text()[:-40])
+    with pytest.raises(ValueError, match=r"cut.json' is not valid JSON \(line 1"):
+        read_label_studio(tmp_path / "cut.json")
