@@ -18,8 +18,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
+def cpu_seconds() -> float:
+    "User + system CPU seconds of this process and its waited-for children so far."
+    import resource
+    return sum(r.ru_utime + r.ru_stime for r in map(resource.getrusage, (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)))
+
+
 def execute_one(copy: str) -> tuple:
-    "Execute the notebook copy in place, from nbs/ (as in tests); (ok, seconds)."
+    "Execute the notebook copy in place, from nbs/ (as in tests); (ok, seconds, CPU seconds of its process)."
     from nbdev.test import test_nb
     os.environ.setdefault("MPLBACKEND", "Agg")
     os.environ["CROWDNB_PROGRESS"] = "0"      # crowdnb's progress=None default: no bars in stored outputs
@@ -27,7 +33,7 @@ def execute_one(copy: str) -> tuple:
     os.chdir(ROOT / "nbs")
     try: ok, _ = test_nb(copy, skip_flags=[], force_flags=["slow"], save=True, showerr=True, cell_timeout=3600)
     except Exception: traceback.print_exc(); ok = False
-    return ok, time.time() - t0
+    return ok, time.time() - t0, cpu_seconds()
 
 
 def save_outputs(nb: Path, copy: Path):
@@ -55,16 +61,19 @@ def run(out: Path, only: str = "", save: bool = False, jobs: int | None = None) 
         futures = {pool.submit(one, str(exe / nb.name)): nb for nb in nbs}
         for f in as_completed(futures):
             nb = futures[f]
-            try: ok, secs = f.result()
-            except Exception: traceback.print_exc(); ok, secs = False, 0.0   # the worker process died
+            try: ok, secs, cpu = f.result()
+            except Exception: traceback.print_exc(); ok, secs, cpu = False, 0.0, 0.0   # the worker process died
             if ok and save: save_outputs(nb, exe / nb.name)
-            done[nb.name] = (nb.name, ok, secs)
-            print(f"  {nb.name}: {'ok' if ok else 'FAILED'} in {secs:.1f}s", flush=True)
+            done[nb.name] = (nb.name, ok, secs, cpu)
+            print(f"  {nb.name}: {'ok' if ok else 'FAILED'} in {secs:.1f}s (CPU {cpu:.1f}s)", flush=True)
     report = [done[nb.name] for nb in nbs]            # in notebook order, whatever order they finished in
-    failed = [n for n, ok, _ in report if not ok]
-    print(f"executed {len(nbs)} notebooks in {time.time() - t_all:.0f} s; building the site ...", flush=True)
+    failed = [n for n, ok, *_ in report if not ok]
+    print(f"executed {len(nbs)} notebooks in {time.time() - t_all:.0f} s (CPU {sum(r[3] for r in report):.0f} s in "
+          f"the notebooks' processes); building the site ...", flush=True)
+    t_site, cpu_site = time.time(), cpu_seconds()
     from tools.site.build import build
     build(out, exe, report=report, source_label=f"notebooks executed in a run started {started}", workers=jobs)
+    print(f"site built in {time.time() - t_site:.0f} s (CPU {cpu_seconds() - cpu_site:.0f} s)", flush=True)
     print(f"\nsite: open {(out / 'index.html').resolve()} in a browser (it reads offline)")
     if failed: print(f"FAILED notebooks: {', '.join(failed)}"); return 1
     return 0

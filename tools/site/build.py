@@ -291,13 +291,15 @@ def version() -> str:
 
 
 def report_page(report, source_label: str) -> str:
+    has_cpu = all(len(r) > 5 for r in report)     # (href, title, notebook, ok, seconds[, CPU seconds])
     rows = "".join(f'<tr><td><a href="{href}">{html.escape(t)}</a></td><td><code>nbs/{html.escape(nb)}</code></td>'
-                   f'<td class="{"ok" if ok else "bad"}">{"ok" if ok else "FAILED"}</td><td>{secs:.1f} s</td></tr>'
-                   for href, t, nb, ok, secs in report)
+                   f'<td class="{"ok" if ok else "bad"}">{"ok" if ok else "FAILED"}</td><td>{secs:.1f} s</td>'
+                   + (f'<td>{cpu[0]:.1f} s</td>' if has_cpu else "") + '</tr>'
+                   for href, t, nb, ok, secs, *cpu in report)
     total = sum(r[4] for r in report)
     return (f"<p>Every notebook executed top to bottom, slow cells included, by <code>make reproduce</code> "
             f"({html.escape(source_label)}): {total / 60:.1f} minutes in all.</p><table class='report'><thead><tr><th>page</th>"
-            f"<th>notebook</th><th>status</th><th>time</th></tr></thead><tbody>{rows}</tbody></table>")
+            f"<th>notebook</th><th>status</th><th>time</th>{'<th>CPU</th>' if has_cpu else ''}</tr></thead><tbody>{rows}</tbody></table>")
 
 
 def build(out: Path, nbs_dir: Path = ROOT / "nbs", *, report=None, source_label: str = "", only=None,
@@ -311,8 +313,8 @@ def build(out: Path, nbs_dir: Path = ROOT / "nbs", *, report=None, source_label:
     pages = load_pages(Path(nbs_dir), only, workers)
     if report is not None:
         by_name = {p.src.name: p for p in pages}
-        rows = [(by_name[n].href if n in by_name else "#", by_name[n].title if n in by_name else n, n, ok, s)
-                for n, ok, s in report]
+        rows = [(by_name[n].href if n in by_name else "#", by_name[n].title if n in by_name else n, n, ok, s, *cpu)
+                for n, ok, s, *cpu in report]
         rp = Page(Path("reproduce"), "reproduce", (100, 0, ""), "Build", href="reproduce.html",
                   title="Reproduction run", description=f"{sum(not r[1] for r in report)} failed of {len(report)} notebooks")
         rp.body = report_page(rows, source_label)

@@ -7,8 +7,21 @@ The builder runs this in child processes: the processors execute the notebooks' 
 calls in-process (execnb), so they are kept out of the builder's own process.
 """
 from __future__ import annotations
-import os, sys, traceback
+import functools, os, sys, traceback
 from pathlib import Path
+
+
+def cache_toml():
+    """nbdev's processors ask `get_config()` for every cell, and each call reads and parses pyproject.toml twice
+    (about half the processing time): parse each file once per (path, size, mtime) instead."""
+    import nbdev.config as cfg
+    if getattr(cfg._load_toml, "cached", False): return
+    parse = functools.lru_cache(maxsize=None)(lambda p, stamp: cfg.tomllib.loads(Path(p).read_text(encoding="utf-8")))
+    def load(p):
+        st = os.stat(p)
+        return parse(str(Path(p).resolve()), (st.st_size, st.st_mtime_ns))   # one dict, shared: nbdev only reads it
+    load.cached = True
+    cfg._load_toml = load
 
 
 def process(src: Path, out: Path) -> bool:
@@ -35,4 +48,5 @@ def process(src: Path, out: Path) -> bool:
 if __name__ == "__main__":
     out = Path(sys.argv[1]); out.mkdir(parents=True, exist_ok=True)
     import matplotlib; matplotlib.use("Agg")
+    cache_toml()
     for a in sys.argv[2:]: process(Path(a), out)
