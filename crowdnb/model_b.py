@@ -686,7 +686,7 @@ def _sweep_rows(p):
     "(indptr, indices) of the one-hot rows for `_sweep`, a column counted d times repeated d times; cached on `p`."
     if getattr(p, "_rows", (None,))[0] is not p.onehot:
         o, rows = p.onehot, None
-        if np.all(o.data == 1): rows = (o.indptr, o.indices)
+        if np.all(o.data == 1): rows = (o.indptr.astype(np.int64), o.indices)   # one dtype: one compiled variant
         elif np.all((o.data == np.round(o.data)) & (o.data > 0)):
             rep = o.data.astype(np.int64)
             per_row = np.bincount(np.repeat(np.arange(o.shape[0]), np.diff(o.indptr)), weights=rep,
