@@ -604,8 +604,9 @@ def _with_level(data, level, weights, keys: list, asked: bool, kwargs: dict) -> 
     "(data, weights, keys, kwargs, weights name) for `coefficient_table`: a distance `level` becomes weights 1 - d."
     if level is None: return data, weights, keys, kwargs, None
     if not is_distance_level(level):
-        raise ValueError(f"level must be 'masi', 'jaccard', a callable distance(a, b) or a labels x labels distance "
-                         f"matrix, not {level!r} (a measurement level goes in weights=, e.g. 'linear')")
+        raise OptionError("level", level, Opt("level"), " must be 'masi', 'jaccard', a callable distance(a, b) or a "
+                          f"labels x labels distance matrix, not {level!r} (a measurement level goes in ",
+                          Opt("weights", kw=True), ", e.g. 'linear')")
     if not (isinstance(weights, str) and weights == "identity"):
         raise OptionError("level", level, "pass ", Opt("weights", kw=True), " or ", Opt("level", kw=True),
                           ", not both: with a distance level the weights are 1 - distance")
