@@ -99,21 +99,35 @@ class CrowdIndex:
             raise TypeError(f"CrowdIndex takes validated Judgments (low-level), not {type(judgments).__name__}; "
                             "read data with crowdnb.core.as_judgments first, or call run(data)")
         J = self.judgments = judgments
-        keep = np.ones(J.n_judgments, bool) if keep is None else np.asarray(keep, bool)
-        rows = np.flatnonzero(keep)
-        order = rows[np.argsort(J.unit_code[rows], kind="stable")]   # a unit's judgments are consecutive
+        rows = np.arange(J.n_judgments) if keep is None else np.flatnonzero(np.asarray(keep, bool))
+        u = J.unit_code[rows]
+        same = len(rows) == J.n_judgments and bool((u[1:] >= u[:-1]).all())   # already in unit order
+        order = rows if same else rows[np.argsort(u, kind="stable")]           # a unit's judgments are consecutive
         self.jrow = order                                            # judgment position -> row of J.frame
         self.unit, self.worker = J.unit_code[order], J.worker_code[order]
         self.n_units, self.n_workers, self.n_labels = J.n_units, J.n_workers, J.n_labels
-        V = J.work_vectors()[order].tocsr(); V.sum_duplicates(); V.sort_indices()
+        V = J.work_vectors() if same else J.work_vectors()[order].tocsr()
+        V.sum_duplicates(); V.sort_indices()
         self.V = V                                                    # positions x annotations (WorkVec)
-        self.e_pos = np.repeat(np.arange(V.shape[0]), np.diff(V.indptr))   # entries: by position, then annotation
-        self.e_lab, self.e_val = V.indices.astype(np.int64), V.data.astype(float)
-        self.e_unit, self.e_worker = self.unit[self.e_pos], self.worker[self.e_pos]
-        cells, self.e_cell = np.unique(self.e_unit.astype(np.int64) * self.n_labels + self.e_lab, return_inverse=True)
-        self.c_unit, self.c_lab = cells // self.n_labels, cells % self.n_labels   # cells: by unit, then annotation
+        self.e_val = V.data.astype(float)
         self.n_per_unit = np.bincount(self.unit, minlength=self.n_units)
         self.n_per_worker = np.bincount(self.worker, minlength=self.n_workers)
+
+    @cached_property
+    def e_pos(self): return np.repeat(np.arange(self.V.shape[0]), np.diff(self.V.indptr))  # by position, annotation
+    @cached_property
+    def e_lab(self): return self.V.indices.astype(np.int64)
+    @cached_property
+    def e_unit(self): return self.unit[self.e_pos]
+    @cached_property
+    def e_worker(self): return self.worker[self.e_pos]
+    @cached_property
+    def cells(self):                                             # cells: by unit, then annotation
+        keys, e_cell = np.unique(self.e_unit.astype(np.int64) * self.n_labels + self.e_lab, return_inverse=True)
+        return keys // self.n_labels, keys % self.n_labels, e_cell
+    e_cell = property(lambda self: self.cells[2])
+    c_unit = property(lambda self: self.cells[0])
+    c_lab = property(lambda self: self.cells[1])
 
 # %% ../nbs/10_crowdtruth.ipynb #84974fdf
 @patch
@@ -564,12 +578,14 @@ def crowd_counts(
     "The shard's counts for the checks and tables: units, lone units, judgments per worker and per annotation."
     n_u = np.bincount(shard.unit_code, minlength=shard.n_units)
     lone = shard.units[n_u == 1]
-    pairs = np.sort(shard.rows.astype(np.int64) * n_labels + shard.lab)        # binary work vectors: each
-    pairs = pairs[np.r_[True, pairs[1:] != pairs[:-1]][:len(pairs)]]           # (judgment, label) once
+    chosen = shard.lab                                                         # binary work vectors: each
+    if np.bincount(shard.rows).max(initial=0) > 1:                             # (judgment, label) once
+        pairs = np.sort(shard.rows.astype(np.int64) * n_labels + shard.lab)
+        chosen = pairs[np.r_[True, pairs[1:] != pairs[:-1]][:len(pairs)]] % n_labels
     return dict(units=shard.n_units, active=int((n_u > 1).sum()), lone=len(lone), lone_ids=list(lone[:5]),
                 per_worker=np.bincount(shard.worker_code, minlength=n_workers),
                 active_worker=np.bincount(shard.worker_code[keep], minlength=n_workers),
-                chosen=np.bincount(pairs % n_labels, minlength=n_labels),
+                chosen=np.bincount(chosen, minlength=n_labels),
                 kept_label=np.bincount(shard.lab[keep[shard.rows]], minlength=n_labels))
 
 # %% ../nbs/10_crowdtruth.ipynb #f0906d9f
@@ -1059,51 +1075,82 @@ def _rqs_kernel(r, j, i, num, den, wqs, num_r, den_r):
             den_r[r[t]] += ww
 
 # %% ../nbs/10_crowdtruth.ipynb #142da7dd
-@kernel
-def _unit_sums(ustart, indptr, lab, val, worker, wqs, rqs, weighted, clamp, V, B, U, seen, inv, u, num_s, den_s,
+@kernel(error_model="numpy")
+def _unit_sums(ustart, indptr, lab, val, worker, wqs, rqs, weighted, clamp, V, U, inv, u, num_s, den_s,
                num_p, den_p, cos, by_worker):
     """Low-level (numba): unit by unit, the pair sums of SQS and WWA (`agreement_sums`) and each judgment's WSA
-    cosine (`wsa_cos`), from the answer vectors (CSR `indptr`, `lab`, `val`). V, B, U, seen: zeros, one per
-    annotation; inv: room for one number per judgment. With rows in `by_worker` (W x 4), the per-judgment terms are
-    added per worker, weighted by their unit's `u` (WWA's and WSA's numerators and denominators), instead of being
-    written to num_p, den_p, cos."""
+    cosine (`wsa_cos`), from the answer vectors (CSR `indptr`, `lab`, `val`). V, U: zeros, one per annotation;
+    inv: room for one number per judgment. With rows in `by_worker` (W x 4), the per-judgment terms are added per
+    worker, weighted by their unit's `u` (WWA's and WSA's numerators and denominators), instead of being written
+    to num_p, den_p, cos."""
     per_worker = len(by_worker) > 0
     for s in range(len(ustart) - 1):
         p0, p1, tot_w, uu, pairs, pairs_w = ustart[s], ustart[s + 1], 0.0, 0.0, 0.0, 0.0
         for p in range(p0, p1):                                 # pass 1: cell sums, running pair sums
             wp, nrm = wqs[worker[p]], 0.0
+            wf = wp if weighted else 1.0
             pairs_w += wp * tot_w; tot_w += wp
             for e in range(indptr[p], indptr[p + 1]): nrm += rqs[lab[e]] * val[e] * val[e]
-            inv[p] = 1.0 / np.sqrt(nrm)                         # the unit-length WorkVec's scale
+            ip = inv[p] = 1.0 / np.sqrt(nrm)                    # the unit-length WorkVec's scale
             for e in range(indptr[p], indptr[p + 1]):
-                r, v = lab[e], wp * val[e] * inv[p]
-                pairs += rqs[r] * v * B[r]; B[r] += v; V[r] += v
-                U[r] += (wp if weighted else 1.0) * val[e]
+                r, v, x = lab[e], wp * val[e] * ip, wf * val[e]
+                pairs += rqs[r] * v * V[r]; V[r] += v
+                uu += rqs[r] * x * (2.0 * U[r] + x); U[r] += x  # |SentVec|^2 weighted by RQS
         num_s[s], den_s[s] = pairs, pairs_w
-        for e in range(indptr[p0], indptr[p1]):                 # |SentVec|^2 weighted by RQS, each cell once
-            if not seen[lab[e]]: uu += rqs[lab[e]] * U[lab[e]] ** 2; seen[lab[e]] = True
+        su = u[s] if per_worker else 0.0
         for p in range(p0, p1):                                 # pass 2: per judgment
-            wp, top, xx, xr, rr = wqs[worker[p]], 0.0, 0.0, 0.0, uu
+            wp, ip, top, xx, xr, rr = wqs[worker[p]], inv[p], 0.0, 0.0, 0.0, uu
+            wf = wp if weighted else 1.0
             for e in range(indptr[p], indptr[p + 1]):
                 r, a = lab[e], rqs[lab[e]]
-                n, x = val[e] * inv[p], (wp if weighted else 1.0) * val[e]
+                n, x = val[e] * ip, wf * val[e]
                 top += a * n * (V[r] - wp * n)
-                xx += a * x * x; xr += a * x * (U[r] - x); rr += a * (U[r] - x) ** 2 - a * U[r] ** 2
+                xx += a * x * x; xr += a * x * (U[r] - x); rr += a * x * (x - 2.0 * U[r])
             root = np.sqrt(xx * max(rr, 0.0))
             if clamp > 0: c = clamp if root < clamp else xr / root
             else: c = xr / root if root > 0 else 0.0
             if per_worker:
-                k, su = worker[p], u[s]
+                k = worker[p]
                 by_worker[k, 0] += top * su; by_worker[k, 1] += (tot_w - wp) * su
                 by_worker[k, 2] += c * su; by_worker[k, 3] += su
             else: num_p[p], den_p[p], cos[p] = top, tot_w - wp, c
-        for e in range(indptr[p0], indptr[p1]): V[lab[e]] = 0.0; B[lab[e]] = 0.0; U[lab[e]] = 0.0; seen[lab[e]] = False
+        for e in range(indptr[p0], indptr[p1]): V[lab[e]] = 0.0; U[lab[e]] = 0.0
+
+# %% ../nbs/10_crowdtruth.ipynb #b9585983
+@kernel(error_model="numpy")
+def _unit_sums1(ustart, lab, val, worker, wqs, rqs, weighted, clamp, V, U, u, num_s, den_s, by_worker):
+    "Low-level (numba): `_unit_sums` into `by_worker` when every judgment has one entry (`lab`, `val` per judgment)."
+    isq = np.empty(len(V))
+    for r in range(len(V)): isq[r] = 1.0 / np.sqrt(rqs[r])     # a one-entry WorkVec's unit-length value
+    for s in range(len(ustart) - 1):
+        p0, p1, tot_w, uu, pairs, pairs_w = ustart[s], ustart[s + 1], 0.0, 0.0, 0.0, 0.0
+        for p in range(p0, p1):
+            wp, r = wqs[worker[p]], lab[p]
+            v, x = wp * isq[r], (wp if weighted else 1.0) * val[p]
+            pairs_w += wp * tot_w; tot_w += wp
+            pairs += rqs[r] * v * V[r]; V[r] += v
+            uu += rqs[r] * x * (2.0 * U[r] + x); U[r] += x
+        num_s[s], den_s[s], su = pairs, pairs_w, u[s]
+        for p in range(p0, p1):
+            k, r = worker[p], lab[p]
+            wp, a, n = wqs[k], rqs[r], isq[r]
+            x = (wp if weighted else 1.0) * val[p]
+            top, xx, xr, rr = a * n * (V[r] - wp * n), a * x * x, a * x * (U[r] - x), uu + a * x * (x - 2.0 * U[r])
+            root = np.sqrt(xx * max(rr, 0.0))
+            if clamp > 0: c = clamp if root < clamp else xr / root
+            else: c = xr / root if root > 0 else 0.0
+            by_worker[k, 0] += top * su; by_worker[k, 1] += (tot_w - wp) * su
+            by_worker[k, 2] += c * su; by_worker[k, 3] += su
+        for p in range(p0, p1): V[lab[p]] = 0.0; U[lab[p]] = 0.0
 
 # %% ../nbs/10_crowdtruth.ipynb #0b9079ae
 def _kernel_sums(ix, w, a, weighted, clamp, u, *out):
-    "`_unit_sums` on a `CrowdIndex`, its scratch arrays made here."
-    L, ustart = ix.n_labels, np.zeros(ix.n_units + 1, np.int64)
-    np.cumsum(ix.n_per_unit, out=ustart[1:])
-    _unit_sums(ustart, ix.V.indptr, ix.V.indices, ix.e_val, ix.worker, np.asarray(w, float), np.asarray(a, float),
-               bool(weighted), float(clamp), np.zeros(L), np.zeros(L), np.zeros(L), np.zeros(L, np.bool_),
-               np.empty(len(ix.unit)), np.asarray(u, float), *out)
+    "`_unit_sums` (or `_unit_sums1` when every judgment has one entry) on a `CrowdIndex`, its scratch arrays made here."
+    L, ustart = ix.n_labels, ix._once("ustart", lambda: np.r_[0, np.cumsum(ix.n_per_unit)])
+    w, a, u, z = np.asarray(w, float), np.asarray(a, float), np.asarray(u, float), (np.zeros(L), np.zeros(L))
+    one = ix._once("one_entry", lambda: bool(np.array_equal(ix.V.indptr, np.arange(len(ix.unit) + 1))))
+    if one and len(out[5]):
+        return _unit_sums1(ustart, ix.V.indices, ix.e_val, ix.worker, w, a, bool(weighted), float(clamp), *z, u,
+                           out[0], out[1], out[5])
+    _unit_sums(ustart, ix.V.indptr, ix.V.indices, ix.e_val, ix.worker, w, a, bool(weighted), float(clamp), *z,
+               np.empty(len(ix.unit)), u, *out)

@@ -67,10 +67,13 @@ def test_units_with_zero_sqs(monkeypatch):
     _same(a, b)
 
 
-def test_kernels_agree_on_random_scores(monkeypatch):
-    "The RQS sums and the per-unit sums for arbitrary scores, with and without units at SQS = 0."
-    sim = simulate_crowd(n_units=70, n_workers=20, n_labels=4, workers_per_unit=5, seed=3)
-    ix = ct.CrowdIndex(as_judgments(sim.judgments, labels=sim.labels))
+@pytest.mark.parametrize("multi", [False, True])
+def test_kernels_agree_on_random_scores(monkeypatch, multi):
+    """The RQS sums and the per-unit sums for arbitrary scores, with and without units at SQS = 0; one entry per
+    judgment (the `_unit_sums1` kernel) and several (`_unit_sums`)."""
+    sim = simulate_crowd(n_units=70, n_workers=20, n_labels=4, workers_per_unit=5, seed=3, multi_label=multi)
+    ix = ct.CrowdIndex(as_judgments(sim.judgments, labels=sim.labels, **(dict(sep="|") if multi else {})))
+    assert (ix.V.nnz > len(ix.unit)) == multi
     rng = np.random.default_rng(1)
     for zero in (0.0, 0.3):
         s, w = rng.random(ix.n_units) * (rng.random(ix.n_units) >= zero), rng.random(ix.n_workers)
