@@ -20,7 +20,7 @@ from scipy import sparse
 
 from .core import (Judgments, as_judgments, progress_bar, check_choice, check_int, check_number, check_bool,
                           engine, kernel, prange)
-from .engine import Shard, ShardJudgments, Threads, split_units
+from .engine import Shard, ShardJudgments, Threads, split_units, stable_order
 
 # %% auto #0
 __all__ = ['TINY', 'DENSE_TRIPLES', 'wcos', 'pad_blocks', 'exclusive_sums', 'CrowdIndex', 'group_pairs', 'pair_wcos', 'sent_vec',
@@ -100,9 +100,8 @@ class CrowdIndex:
                             "read data with crowdnb.core.as_judgments first, or call run(data)")
         J = self.judgments = judgments
         rows = np.arange(J.n_judgments) if keep is None else np.flatnonzero(np.asarray(keep, bool))
-        u = J.unit_code[rows]
-        same = len(rows) == J.n_judgments and bool((u[1:] >= u[:-1]).all())   # already in unit order
-        order = rows if same else rows[np.argsort(u, kind="stable")]           # a unit's judgments are consecutive
+        order = rows[stable_order(J.unit_code[rows])]                # a unit's judgments are consecutive
+        same = np.array_equal(order, np.arange(J.n_judgments))       # all of them, in order already
         self.jrow = order                                            # judgment position -> row of J.frame
         self.unit, self.worker = J.unit_code[order], J.worker_code[order]
         self.n_units, self.n_workers, self.n_labels = J.n_units, J.n_workers, J.n_labels

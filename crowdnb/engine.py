@@ -18,8 +18,8 @@ from scipy import sparse
 from .core import Judgments, check_int
 
 # %% auto #0
-__all__ = ['SHARD_MIN', 'Shard', 'unit_blocks', 'first_pair', 'shard_flags', 'split_units', 'ShardJudgments', 'add_stats',
-           'n_threads', 'Threads']
+__all__ = ['SHARD_MIN', 'Shard', 'unit_blocks', 'first_pair', 'shard_flags', 'stable_order', 'split_units', 'ShardJudgments',
+           'add_stats', 'n_threads', 'Threads']
 
 # %% ../nbs/01_engine.ipynb #95503f07
 @dataclass
@@ -104,15 +104,27 @@ def shard_flags(
     rows,  # per label occurrence: the judgment's position
     count,  # per judgment: how many judgments it stands for
     workers: pd.Index,  # every worker id (global codes index it)
+    unique: bool = False,  # no (unit, worker) pair repeats (the judgments know it): no sort to find one
 ) -> dict:
     "The `multi`, `several` and `repeated` flags of a `Shard`."
     n_lab = np.bincount(rows, minlength=len(unit_code))
-    pair = unit_code.astype(np.int64) * max(len(workers), 1) + worker_code
-    o = np.argsort(pair, kind="stable")
-    twin = np.flatnonzero(pair[o][1:] == pair[o][:-1])
-    rep = np.sort(o[np.concatenate([twin, twin + 1])])
+    rep = np.zeros(0, np.int64)
+    if not unique:
+        pair = unit_code.astype(np.int64) * max(len(workers), 1) + worker_code
+        o = np.argsort(pair, kind="stable")
+        twin = np.flatnonzero(pair[o][1:] == pair[o][:-1])
+        rep = np.sort(o[np.concatenate([twin, twin + 1])])
     flag = lambda pos: None if not len(pos) else first_pair(pos[:1], units, unit_code, workers[worker_code[pos[:1]]])
     return dict(multi=flag(np.flatnonzero(n_lab > 1)), several=flag(np.flatnonzero(n_lab > count)), repeated=flag(rep))
+
+# %% ../nbs/01_engine.ipynb #1ce43100
+def stable_order(
+    codes,  # integer codes (e.g. unit codes per judgment)
+) -> np.ndarray:
+    "`np.argsort(codes, kind='stable')`, without sorting when `codes` never decrease."
+    codes = np.asarray(codes)
+    if bool((codes[1:] >= codes[:-1]).all()): return np.arange(len(codes))
+    return np.argsort(codes, kind="stable")
 
 # %% ../nbs/01_engine.ipynb #6b43b293
 def split_units(
@@ -123,26 +135,26 @@ def split_units(
     "The judgments as a list of `Shard`s of whole units, with about equal numbers of judgments."
     workers = j.workers if workers is None else workers
     wcode = j.worker_code if workers is j.workers else workers.get_indexer(j.workers)[j.worker_code]
-    order = np.argsort(j.unit_code, kind="stable")
+    order = stable_order(j.unit_code)
     ub = unit_blocks(np.bincount(j.unit_code, minlength=j.n_units), n)
     jb = np.searchsorted(j.unit_code[order], ub)
     rows, lab = j.label_codes()
     pos = np.empty(j.n_judgments, np.int64); pos[order] = np.arange(j.n_judgments)
-    occ = np.argsort(pos[rows], kind="stable")
+    occ = stable_order(pos[rows])
     srows, slab = pos[rows][occ], lab[occ]
     ob = np.searchsorted(srows, jb)
-    count = j.frame["count"].to_numpy(np.int64)[order]
-    return [_shard(j, order, wcode, count, srows, slab, workers, ub[k:k + 2], jb[k:k + 2], ob[k:k + 2])
+    count, unique = j.frame["count"].to_numpy(np.int64)[order], j.unique_pairs
+    return [_shard(j, order, wcode, count, srows, slab, workers, unique, ub[k:k + 2], jb[k:k + 2], ob[k:k + 2])
             for k in range(len(ub) - 1)]
 
 # %% ../nbs/01_engine.ipynb #ecd645c5
-def _shard(j, order, wcode, count, srows, slab, workers, ub, jb, ob) -> Shard:
+def _shard(j, order, wcode, count, srows, slab, workers, unique, ub, jb, ob) -> Shard:
     "One block of `split_units`: units ub[0]:ub[1], judgments jb[0]:jb[1] (sorted), occurrences ob[0]:ob[1]."
     i32 = lambda x: np.asarray(x).astype(np.int32)
     sel = order[jb[0]:jb[1]]
     units, ucode, wk = j.units[ub[0]:ub[1]], i32(j.unit_code[sel] - ub[0]), i32(wcode[sel])
     rows, cnt = i32(srows[ob[0]:ob[1]] - jb[0]), count[jb[0]:jb[1]]
-    flags = shard_flags(units, ucode, wk, rows, cnt, workers)
+    flags = shard_flags(units, ucode, wk, rows, cnt, workers, unique)
     return Shard(units, ucode, wk, rows, i32(slab[ob[0]:ob[1]]), i32(cnt), **flags, dimension="dimension" in j.frame)
 
 # %% ../nbs/01_engine.ipynb #c0ddc6b8
