@@ -1096,7 +1096,8 @@ def incidence(self: Judgments) -> sparse.csr_matrix:
 @patch
 def repeated_pairs(self: Judgments) -> np.ndarray:
     "Positions of the judgments whose (unit, worker) pair occurs more than once (e.g. once per dimension)."
-    if self.incidence().data.max(initial=0) <= 1: return np.zeros(0, dtype=np.int64)
+    if self._cache.get("unique_pairs") or self.incidence().data.max(initial=0) <= 1:   # known: `as_judgments`
+        return np.zeros(0, dtype=np.int64)
     pair = self.unit_code.astype(np.int64) * self.n_workers + self.worker_code
     return np.flatnonzero(pd.Series(pair).duplicated(keep=False).to_numpy())
 

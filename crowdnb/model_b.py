@@ -1332,7 +1332,9 @@ def _set_fitted(est, res, ex, states, J):
                                   index=pd.MultiIndex.from_product([workers, labels], names=["worker", "true"]))
     est.theta_ = pd.Series(best.theta(), index=workers, name="theta")
     est.posterior_ = ex.frame(pattern_posterior, states, best, labels)
-    est.labels_ = est.posterior_.idxmax(axis=1).rename("label")   # the first of tied labels, as argmax
+    post = est.posterior_                                         # the first of tied labels, as argmax
+    est.labels_ = (post.idxmax(axis=1) if hasattr(post, "dask") else
+                   pd.Series(post.columns[post.to_numpy().argmax(1)], post.index)).rename("label")
     opt = res.optima
     est.optima_ = pd.concat([opt[["log_lik", "visits", "spread", "comment"]],
                              pd.DataFrame(np.array([m.gamma for m in models]), columns=[f"γ[{v}]" for v in labels]),
