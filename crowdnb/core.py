@@ -24,10 +24,11 @@ from scipy import sparse
 __all__ = ['prange', 'LEVELS', 'FORMATS', 'DEFAULTS', 'PASS_THROUGH', 'BACKENDS', 'show_progress', 'progress_bar', 'engine',
            'scratch', 'kernel', 'stack_scratch', 'Opt', 'OptionError', 'Placeholder', 'OptionTypeError', 'as_rng',
            'check_choice', 'check_int', 'check_number', 'check_level', 'check_bool', 'blas_threads', 'divide',
-           'group_runs', 'shared_data', 'rows_msg', 'parse_answers', 'Judgments', 'id_codes', 'canonical_frame',
-           'apply_empty', 'codes_from_table', 'detect_format', 'read_table', 'csv_lines', 'as_judgments',
-           'option_owners', 'role_columns', 'table_judgments', 'is_dask_frame', 'frame_backend', 'backend_judgments',
-           'atomic_write', 'write_csv', 'loop_design', 'design_matrix', 'Simulation', 'simulate_crowd']
+           'group_runs', 'shared_data', 'rows_msg', 'parse_answers', 'Judgments', 'sorted_text_codes', 'id_codes',
+           'concurrently', 'canonical_frame', 'apply_empty', 'codes_from_table', 'detect_format', 'read_table',
+           'csv_lines', 'as_judgments', 'option_owners', 'role_columns', 'table_judgments', 'is_dask_frame',
+           'frame_backend', 'backend_judgments', 'atomic_write', 'write_csv', 'loop_design', 'design_matrix',
+           'Simulation', 'simulate_crowd']
 
 # %% ../nbs/00_core.ipynb #d6ab251b
 def show_progress(
@@ -508,6 +509,36 @@ def _check_ids(df, col, what, line_offset):
     "The id column, checked (no missing or blank ids) and canonical (text stripped, whole floats as ints)."
     return id_codes(df, col, what, line_offset)[0]
 
+# %% ../nbs/00_core.ipynb #23c2d0fd
+def sorted_text_codes(
+    uniq,  # distinct strings (e.g. the uniques of `pd.factorize`)
+    fast: bool = True,  # array operations (pyarrow) when installed; False: Python's `str.strip` and `pd.factorize`
+) -> tuple:
+    ("(each string's code among the sorted distinct stripped strings, those strings, which strings are blank, "
+     "whether stripping changed none): `pd.factorize([u.strip() for u in uniq], sort=True)`.")
+    try: import pyarrow as pa, pyarrow.compute
+    except ImportError: fast = False
+    if not fast:
+        text = pd.Index([str(u).strip() for u in uniq], dtype=str)
+        codes, ids = pd.factorize(text, sort=True)
+        return codes, ids, np.asarray(text.str.len() == 0, bool), bool((text == pd.Index(uniq, dtype=str)).all())
+    return _arrow_text_codes(pa, pa.array(uniq, type=pa.large_string()))
+
+# %% ../nbs/00_core.ipynb #b1e5aa7d
+def _arrow_text_codes(pa, raw):
+    "`sorted_text_codes` of a pyarrow string array, as pyarrow kernels (a sort, no hashing)."
+    pc = pa.compute
+    text = pc.utf8_trim_whitespace(raw)
+    order = pc.sort_indices(text).to_numpy()                  # code point order, as Python sorts str
+    ranked = text.take(order)
+    new = np.ones(len(ranked), bool)
+    new[1:] = pc.not_equal(ranked[1:], ranked[:-1]).to_numpy(zero_copy_only=False)   # stripped ids may meet
+    codes = np.empty(len(text), np.int64)
+    codes[order] = np.cumsum(new) - 1
+    blank = pc.equal(pc.binary_length(text), 0).to_numpy(zero_copy_only=False)
+    same = len(raw) == 0 or pc.all(pc.equal(text, raw)).as_py()
+    return codes, pd.Index(ranked.filter(pa.array(new)), dtype=str), blank, same
+
 # %% ../nbs/00_core.ipynb #6dd1dc64
 _TEXT_KINDS = ("string", "mixed", "mixed-integer", "mixed-integer-float", "boolean")   # ids read as text
 
@@ -516,20 +547,21 @@ def id_codes(
     col,  # the id column
     what: str,  # its role ('unit', 'worker', 'dimension'), for messages
     line_offset,  # how rows are named in messages (see `rows_msg`)
+    fast: bool = True,  # strip and sort the distinct text ids with array operations (`sorted_text_codes`)
 ):
     "`_check_ids` and, for text ids, their sorted codes and ids (as `pd.factorize(..., sort=True)` gives), else None."
     s = df[col]
     if isinstance(s.dtype, (pd.StringDtype, pd.CategoricalDtype)) or s.dtype == object:   # ids checked per distinct id
         codes, uniq = pd.factorize(s)
-        uniq = np.asarray(uniq, dtype=object)
-        if pd.api.types.infer_dtype(uniq, skipna=True) in _TEXT_KINDS:
-            text = [str(u).strip() for u in uniq.tolist()]
-            blank = np.array([t == "" for t in text] + [True])
-            bad = np.flatnonzero(blank[codes])                  # codes -1 (missing) read the last entry
-            if len(bad): raise ValueError(f"{what} column {col!r} has missing ids at {rows_msg(bad, line_offset)}")
-            text = pd.Index(text, dtype=str)
-            canon, ids = pd.factorize(text, sort=True)          # over distinct ids: the codes Judgments needs
-            return pd.Series(text.take(codes), index=df.index), (canon[codes], ids)
+        kind = "string" if isinstance(uniq.dtype, pd.StringDtype) else \
+            pd.api.types.infer_dtype(uniq := np.asarray(uniq, dtype=object), skipna=True)
+        if kind in _TEXT_KINDS:
+            canon, ids, blank, same = sorted_text_codes(uniq if kind == "string" else list(map(str, uniq)), fast)
+            if blank.any() or (codes < 0).any():
+                bad = np.flatnonzero(np.append(blank, True)[codes])   # codes -1 (missing) read the last entry
+                raise ValueError(f"{what} column {col!r} has missing ids at {rows_msg(bad, line_offset)}")
+            canon = canon[codes]                                  # the codes Judgments needs
+            return (s if same and s.dtype == "str" else pd.Series(ids.take(canon), index=df.index)), (canon, ids)
     s = _plain(s)
     bad = np.flatnonzero(s.isna().to_numpy() | s.astype(str).str.strip().eq("").to_numpy())
     if len(bad): raise ValueError(f"{what} column {col!r} has missing ids at {rows_msg(bad, line_offset)}")
@@ -574,11 +606,35 @@ def _duplicated(out: pd.DataFrame, key: list, known: dict = {}) -> np.ndarray:
         k, u = known[c] if known.get(c) is not None else pd.factorize(out[c])
         if n * (len(u) + 1) >= 2**62: return out.duplicated(key, keep=False).to_numpy()
         code, n = code * (len(u) + 1) + k + 1, n * (len(u) + 1)
-    order = np.argsort(code, kind="stable")                     # a sort, not a hash: the codes cluster
+    ranked = np.sort(code.astype(np.uint32) if n < 2**32 else code)   # a sort, not a hash: the codes cluster
+    if not (ranked[1:] == ranked[:-1]).any(): return np.zeros(len(code), bool)   # the common case: no repeats
+    order = np.argsort(code, kind="stable")                     # which rows repeat: only when some do
     same = code[order[1:]] == code[order[:-1]]
     dup = np.zeros(len(code), bool)
     dup[order[1:][same]] = dup[order[:-1][same]] = True
     return dup
+
+# %% ../nbs/00_core.ipynb #b04bc677
+_FRONT_POOLS = {}
+
+def concurrently(
+    fns: list,  # functions of no argument
+) -> list:
+    "For each of `fns`, a function returning its value (or raising its error); run on `CROWDNB_THREADS` threads."
+    env = os.environ.get("CROWDNB_THREADS", "").strip()
+    n = min(int(env) if env.isdigit() and int(env) >= 1 else os.cpu_count() or 1, len(fns) + 1)
+    if n == 1: return [_settled(f) for f in fns]
+    from concurrent.futures import ThreadPoolExecutor
+    pool = _FRONT_POOLS.setdefault(n, ThreadPoolExecutor(n, thread_name_prefix="crowdnb-front"))
+    return [f.result for f in [pool.submit(f) for f in fns]]
+
+def _settled(fn):
+    "`fn` called now; a function returning its value or raising its error."
+    try: value = fn()
+    except Exception as e:
+        def fail(e=e): raise e
+        return fail
+    return lambda: value
 
 # %% ../nbs/00_core.ipynb #6c995e89
 def canonical_frame(df, unit="unit", worker="worker", label="label", **kwargs):
@@ -588,8 +644,9 @@ def canonical_frame(df, unit="unit", worker="worker", label="label", **kwargs):
 # %% ../nbs/00_core.ipynb #0f5fdb7f
 def _base_frame(df, unit, worker, dimension, started, submitted, line_offset):
     "The canonical frame's id and time columns, checked, and the unit and worker codes when they are known (else None)."
-    units, ucodes = id_codes(df, unit, "unit", line_offset)
-    workers, wcodes = id_codes(df, worker, "worker", line_offset)
+    unit_ids, worker_ids = concurrently([lambda: id_codes(df, unit, "unit", line_offset),
+                                         lambda: id_codes(df, worker, "worker", line_offset)])
+    (units, ucodes), (workers, wcodes) = unit_ids(), worker_ids()   # errors in the order of the columns
     out = pd.DataFrame({"unit": units, "worker": workers}).reset_index(drop=True)
     if dimension is not None: out["dimension"] = _check_ids(df, dimension, "dimension", line_offset).to_numpy()
     for k, col in (("started", started), ("submitted", submitted)):
@@ -680,8 +737,9 @@ def _frame_and_codes(df, unit="unit", worker="worker", label="label", *, sep=Non
     check_choice("empty", empty, ("error", "drop", "label"))
     check_choice("duplicates", duplicates, ("error", "last", "count"))
     labels = _label_set(labels)
+    answers = concurrently([lambda: parse_answers(df[label], label, sep, line_offset)])[0]   # on its own thread
     out, ucodes, wcodes = _base_frame(df, unit, worker, dimension, started, submitted, line_offset)
-    table, ids = parse_answers(df[label], label, sep, line_offset)   # distinct answers, and each row's
+    table, ids = answers()                                       # distinct answers, and each row's
     table, size, ids, empties = apply_empty(table, ids, label, empty, none_token, line_offset)
     tuples = np.fromiter(table, dtype=object, count=len(table))
     out["labels"] = tuples[ids]                               # shared tuple objects, one per distinct answer
