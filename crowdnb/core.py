@@ -24,11 +24,11 @@ from scipy import sparse
 __all__ = ['prange', 'LEVELS', 'FORMATS', 'DEFAULTS', 'PASS_THROUGH', 'BACKENDS', 'show_progress', 'progress_bar', 'engine',
            'scratch', 'kernel', 'stack_scratch', 'Opt', 'OptionError', 'Placeholder', 'OptionTypeError', 'as_rng',
            'check_choice', 'check_int', 'check_number', 'check_level', 'check_bool', 'blas_threads', 'divide',
-           'group_runs', 'shared_data', 'rows_msg', 'parse_answers', 'Judgments', 'sorted_text_codes', 'id_codes',
-           'concurrently', 'canonical_frame', 'apply_empty', 'codes_from_table', 'detect_format', 'read_table',
-           'csv_lines', 'as_judgments', 'option_owners', 'role_columns', 'table_judgments', 'is_dask_frame',
-           'frame_backend', 'backend_judgments', 'atomic_write', 'write_csv', 'loop_design', 'design_matrix',
-           'Simulation', 'simulate_crowd']
+           'group_runs', 'shared_data', 'rows_msg', 'parse_answers', 'Judgments', 'sorted_text_codes', 'category_codes',
+           'id_codes', 'concurrently', 'canonical_frame', 'apply_empty', 'codes_from_table', 'detect_format',
+           'read_table', 'csv_lines', 'as_judgments', 'option_owners', 'role_columns', 'is_parquet', 'parquet_table',
+           'table_judgments', 'is_dask_frame', 'frame_backend', 'backend_judgments', 'atomic_write', 'write_csv',
+           'loop_design', 'design_matrix', 'Simulation', 'simulate_crowd']
 
 # %% ../nbs/00_core.ipynb #d6ab251b
 def show_progress(
@@ -393,7 +393,7 @@ def _answer_table(s: pd.Series, sep):
     if isinstance(s.dtype, (pd.StringDtype, pd.CategoricalDtype)) or s.dtype == object:
         kind = pd.api.types.infer_dtype(s, skipna=True)
         if kind not in ("string", "empty", "categorical"): return None
-        codes, uniq = pd.factorize(s)                         # missing -> -1
+        codes, uniq = category_codes(s) if isinstance(s.dtype, pd.CategoricalDtype) else pd.factorize(s)   # NA: -1
         uniq = np.asarray(uniq, dtype=object)
         if kind == "categorical" and pd.api.types.infer_dtype(uniq, skipna=True) not in ("string", "empty"): return None
         parts = (lambda u: (u.strip(),) if u.strip() else ()) if sep is None else \
@@ -509,7 +509,7 @@ def _check_ids(df, col, what, line_offset):
     "The id column, checked (no missing or blank ids) and canonical (text stripped, whole floats as ints)."
     return id_codes(df, col, what, line_offset)[0]
 
-# %% ../nbs/00_core.ipynb #23c2d0fd
+# %% ../nbs/00_core.ipynb #33752415
 def sorted_text_codes(
     uniq,  # distinct strings (e.g. the uniques of `pd.factorize`)
     fast: bool = True,  # array operations (pyarrow) when installed; False: Python's `str.strip` and `pd.factorize`
@@ -524,7 +524,7 @@ def sorted_text_codes(
         return codes, ids, np.asarray(text.str.len() == 0, bool), bool((text == pd.Index(uniq, dtype=str)).all())
     return _arrow_text_codes(pa, pa.array(uniq, type=pa.large_string()))
 
-# %% ../nbs/00_core.ipynb #b1e5aa7d
+# %% ../nbs/00_core.ipynb #242d509f
 def _arrow_text_codes(pa, raw):
     "`sorted_text_codes` of a pyarrow string array, as pyarrow kernels (a sort, no hashing)."
     pc = pa.compute
@@ -539,6 +539,16 @@ def _arrow_text_codes(pa, raw):
     same = len(raw) == 0 or pc.all(pc.equal(text, raw)).as_py()
     return codes, pd.Index(ranked.filter(pa.array(new)), dtype=str), blank, same
 
+# %% ../nbs/00_core.ipynb #e1a3b437
+def category_codes(
+    s: pd.Series,  # a categorical column
+) -> tuple[np.ndarray, pd.Index]:
+    "(each row's code, -1 for missing; the categories that occur, in category order): `pd.factorize` without hashing."
+    codes = s.cat.codes.to_numpy()
+    used = np.bincount(codes[codes >= 0], minlength=len(s.cat.categories)) > 0
+    if used.all(): return codes.astype(np.intp), s.cat.categories
+    return np.append(np.cumsum(used) - 1, -1)[codes], s.cat.categories[used]
+
 # %% ../nbs/00_core.ipynb #6dd1dc64
 _TEXT_KINDS = ("string", "mixed", "mixed-integer", "mixed-integer-float", "boolean")   # ids read as text
 
@@ -552,7 +562,7 @@ def id_codes(
     "`_check_ids` and, for text ids, their sorted codes and ids (as `pd.factorize(..., sort=True)` gives), else None."
     s = df[col]
     if isinstance(s.dtype, (pd.StringDtype, pd.CategoricalDtype)) or s.dtype == object:   # ids checked per distinct id
-        codes, uniq = pd.factorize(s)
+        codes, uniq = category_codes(s) if fast and isinstance(s.dtype, pd.CategoricalDtype) else pd.factorize(s)
         kind = "string" if isinstance(uniq.dtype, pd.StringDtype) else \
             pd.api.types.infer_dtype(uniq := np.asarray(uniq, dtype=object), skipna=True)
         if kind in _TEXT_KINDS:
@@ -601,12 +611,15 @@ def _label_set(labels):
 def _duplicated(out: pd.DataFrame, key: list, known: dict = {}) -> np.ndarray:
     ("Rows whose `key` columns repeat another row's (all of them marked), from integer codes of the columns (`known`: "
      "column -> (codes, ids)).")
-    code, n = np.zeros(len(out), np.int64), 1
-    for c in key:
-        k, u = known[c] if known.get(c) is not None else pd.factorize(out[c])
-        if n * (len(u) + 1) >= 2**62: return out.duplicated(key, keep=False).to_numpy()
-        code, n = code * (len(u) + 1) + k + 1, n * (len(u) + 1)
-    ranked = np.sort(code.astype(np.uint32) if n < 2**32 else code)   # a sort, not a hash: the codes cluster
+    cols = [known[c] if known.get(c) is not None else pd.factorize(out[c]) for c in key]
+    n = int(np.prod([len(u) + 1 for _, u in cols], dtype=object))
+    if n >= 2**62: return out.duplicated(key, keep=False).to_numpy()
+    code = np.zeros(len(out), np.uint32 if n < 2**32 else np.int64)   # 32-bit codes when they fit: half the bytes
+    for k, u in cols:                                           # code = code * (ids + 1) + k + 1, in place
+        code *= len(u) + 1
+        np.add(code, k, out=code, casting="unsafe")
+        code += 1
+    ranked = np.sort(code)                                      # a sort, not a hash: the codes cluster
     if not (ranked[1:] == ranked[:-1]).any(): return np.zeros(len(code), bool)   # the common case: no repeats
     order = np.argsort(code, kind="stable")                     # which rows repeat: only when some do
     same = code[order[1:]] == code[order[:-1]]
@@ -614,7 +627,7 @@ def _duplicated(out: pd.DataFrame, key: list, known: dict = {}) -> np.ndarray:
     dup[order[1:][same]] = dup[order[:-1][same]] = True
     return dup
 
-# %% ../nbs/00_core.ipynb #b04bc677
+# %% ../nbs/00_core.ipynb #356ec7f4
 _FRONT_POOLS = {}
 
 def concurrently(
@@ -707,8 +720,10 @@ def codes_from_table(
     "Flat (row, label code) pairs from the distinct answers (`table`, their `size`s) and each row's answer (`ids`)."
     first = np.cumsum(size) - size
     flat = labels.get_indexer(list(chain.from_iterable(table)))
+    one = size == 1
+    if len(flat) and one[ids].all():                                        # one label per row: one gather from the distinct answers
+        return (np.arange(len(ids)), np.where(one, flat[np.minimum(first, len(flat) - 1)], -1)[ids])
     n = size[ids]
-    if (n == 1).all(): return (np.arange(len(ids)), flat[first[ids]])
     rows = np.repeat(np.arange(len(ids)), n)
     return (rows, flat[np.repeat(first[ids] - (np.cumsum(n) - n), n) + np.arange(len(rows))])
 
@@ -742,8 +757,8 @@ def _frame_and_codes(df, unit="unit", worker="worker", label="label", *, sep=Non
     table, ids = answers()                                       # distinct answers, and each row's
     table, size, ids, empties = apply_empty(table, ids, label, empty, none_token, line_offset)
     tuples = np.fromiter(table, dtype=object, count=len(table))
-    out["labels"] = tuples[ids]                               # shared tuple objects, one per distinct answer
-    out["count"], out["_row"] = 1, np.arange(len(df))
+    out = pd.DataFrame({**{c: out[c] for c in out.columns}, "labels": tuples[ids],   # shared tuples, one per answer
+                        "count": np.ones(len(df), np.int64), "_row": np.arange(len(df))}, copy=False)   # no copies
     if len(empties) and empty == "drop":
         ok = size[ids] > 0
         out, ids = out[ok], ids[ok]
@@ -1008,18 +1023,54 @@ def role_columns(df, given) -> dict:
                           "<answer column>; candidate columns: " + ", ".join(map(str, cand[:10])))
     return spec
 
+# %% ../nbs/00_core.ipynb #0f0778ff
+def is_parquet(
+    path,  # a file path
+) -> bool:
+    "True when `path` is a file that starts and ends with Parquet's magic bytes `PAR1`."
+    p = Path(path)
+    if not p.is_file() or p.stat().st_size < 8: return False
+    with open(p, "rb") as f:
+        head = f.read(4); f.seek(-4, os.SEEK_END)
+        return head == f.read(4) == b"PAR1"
+
+# %% ../nbs/00_core.ipynb #685f72ad
+def parquet_table(
+    path,  # a Parquet file
+    given: dict,  # every option of `as_judgments` (the keys of `DEFAULTS`): the columns to read
+) -> tuple[pd.DataFrame, dict]:
+    "(the role columns of a Parquet file, the column of each role); text columns but the unit's as categoricals."
+    where = f"judgments file {str(path)!r}"
+    try: import pyarrow as pa, pyarrow.parquet as pq
+    except ImportError: raise ValueError(f"reading {where} needs pyarrow: pip install pyarrow") from None
+    try: schema = pq.read_schema(path)
+    except (OSError, pa.ArrowException) as e: raise ValueError(f"cannot read {where}: {e}") from None
+    check_choice("format", given["format"], tuple(FORMATS) + ("auto",))
+    empty = schema.empty_table().to_pandas()
+    spec = role_columns(empty, given)
+    _check_columns(empty, spec, given["format"], where)
+    cols = list(dict.fromkeys(v for v in spec.values() if v is not None))
+    text = [c for c in cols if c != spec["unit"] and (pa.types.is_string(schema.field(c).type)
+                                                      or pa.types.is_large_string(schema.field(c).type))]
+    try: table = pq.read_table(path, columns=cols, read_dictionary=text)
+    except (OSError, pa.ArrowException) as e: raise ValueError(f"cannot read {where}: {e}") from None
+    return table.to_pandas(), spec
+
 # %% ../nbs/00_core.ipynb #38a1391e
 def table_judgments(
-    data,  # a long DataFrame, or the path of a CSV file holding one
+    data,  # a long DataFrame, or the path of a CSV or Parquet file holding one
     given: dict,  # every option of `as_judgments` (the keys of `DEFAULTS`)
 ) -> Judgments:
-    "Validated `Judgments` of a long table or CSV file: read, its columns found, every row checked."
+    "Validated `Judgments` of a long table, CSV or Parquet file: read, its columns found, every row checked."
     fmt, delimiter, path = given["format"], given["delimiter"], data if isinstance(data, (str, os.PathLike)) else None
-    data, line_offset, source = _read_input(data, fmt, delimiter)
-    spec = role_columns(data, given)
-    _check_columns(data, spec, fmt, source)
-    if path is not None:                                     # ids as the file writes them
-        data = _ids_as_written(data, path, delimiter, [spec[k] for k in ("unit", "worker", "dimension")])
+    if path is not None and is_parquet(path):
+        (data, spec), line_offset, source = parquet_table(path, given), None, f"judgments file {str(path)!r}"
+    else:
+        data, line_offset, source = _read_input(data, fmt, delimiter)
+        spec = role_columns(data, given)
+        _check_columns(data, spec, fmt, source)
+        if path is not None:                                 # ids as the file writes them
+            data = _ids_as_written(data, path, delimiter, [spec[k] for k in ("unit", "worker", "dimension")])
     opts = {k: given[k] for k in ("sep", "labels", "empty", "none_token", "duplicates")}
     frame, label_set, codes, ids = _frame_and_codes(data, **spec, **opts, line_offset=line_offset, source=source)
     j = Judgments(frame, label_set, closed=given["labels"] is not None, codes=ids)
