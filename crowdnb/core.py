@@ -567,10 +567,9 @@ def id_codes(
             pd.api.types.infer_dtype(uniq := np.asarray(uniq, dtype=object), skipna=True)
         if kind in _TEXT_KINDS:
             canon, ids, blank, same = sorted_text_codes(uniq if kind == "string" else list(map(str, uniq)), fast)
-            if blank.any() or (codes < 0).any():
-                bad = np.flatnonzero(np.append(blank, True)[codes])   # codes -1 (missing) read the last entry
-                raise ValueError(f"{what} column {col!r} has missing ids at {rows_msg(bad, line_offset)}")
-            canon = canon[codes]                                  # the codes Judgments needs
+            bad = np.flatnonzero(np.append(blank, True)[codes]) if blank.any() or (codes < 0).any() else []
+            if len(bad): raise ValueError(f"{what} column {col!r} has missing ids at {rows_msg(bad, line_offset)}")
+            canon = canon[codes]                                  # the codes Judgments needs (-1, missing: last)
             return (s if same and s.dtype == "str" else pd.Series(ids.take(canon), index=df.index)), (canon, ids)
     s = _plain(s)
     bad = np.flatnonzero(s.isna().to_numpy() | s.astype(str).str.strip().eq("").to_numpy())
@@ -721,7 +720,7 @@ def codes_from_table(
     first = np.cumsum(size) - size
     flat = labels.get_indexer(list(chain.from_iterable(table)))
     one = size == 1
-    if len(flat) and one[ids].all():                                        # one label per row: one gather from the distinct answers
+    if len(flat) and one[ids].all():                          # one label a row: one gather from the distinct answers
         return (np.arange(len(ids)), np.where(one, flat[np.minimum(first, len(flat) - 1)], -1)[ids])
     n = size[ids]
     rows = np.repeat(np.arange(len(ids)), n)
@@ -754,8 +753,7 @@ def _frame_and_codes(df, unit="unit", worker="worker", label="label", *, sep=Non
     labels = _label_set(labels)
     answers = concurrently([lambda: parse_answers(df[label], label, sep, line_offset)])[0]   # on its own thread
     out, ucodes, wcodes = _base_frame(df, unit, worker, dimension, started, submitted, line_offset)
-    table, ids = answers()                                       # distinct answers, and each row's
-    table, size, ids, empties = apply_empty(table, ids, label, empty, none_token, line_offset)
+    table, size, ids, empties = apply_empty(*answers(), label, empty, none_token, line_offset)   # distinct answers
     tuples = np.fromiter(table, dtype=object, count=len(table))
     out = pd.DataFrame({**{c: out[c] for c in out.columns}, "labels": tuples[ids],   # shared tuples, one per answer
                         "count": np.ones(len(df), np.int64), "_row": np.arange(len(df))}, copy=False)   # no copies
@@ -904,7 +902,7 @@ def _check_columns(data, spec, format, source):
 
 # %% ../nbs/00_core.ipynb #e32cdcb9
 def as_judgments(
-    data,  # a `Judgments`, a long DataFrame (one row per judgment), or the path of a CSV file holding one
+    data,  # a `Judgments`, a long DataFrame (one row per judgment), or the path of a CSV or Parquet file of one
     unit: str = "unit",  # column of the unit (item) ids
     worker: str = "worker",  # column of the worker (annotator, rater) ids
     label: str = "label",  # column of the answers: one label, a list of labels, or labels joined by `sep`
