@@ -754,24 +754,24 @@ def _frame_and_codes(df, unit="unit", worker="worker", label="label", *, sep=Non
     answers = concurrently([lambda: parse_answers(df[label], label, sep, line_offset)])[0]   # on its own thread
     out, ucodes, wcodes = _base_frame(df, unit, worker, dimension, started, submitted, line_offset)
     table, size, ids, empties = apply_empty(*answers(), label, empty, none_token, line_offset)   # distinct answers
+    ok = size[ids] > 0 if len(empties) and empty == "drop" else None   # the rows kept, when some are dropped
+    key = ["unit", "worker"] + (["dimension"] if dimension is not None else [])
+    known = {"unit": ucodes, "worker": wcodes} if ok is None else {}
+    pairs = concurrently([lambda o=out: _duplicated(o if ok is None else o[ok], key, known)])[0]   # as labels code
     tuples = np.fromiter(table, dtype=object, count=len(table))
     out = pd.DataFrame({**{c: out[c] for c in out.columns}, "labels": tuples[ids],   # shared tuples, one per answer
                         "count": np.ones(len(df), np.int64), "_row": np.arange(len(df))}, copy=False)   # no copies
-    if len(empties) and empty == "drop":
-        ok = size[ids] > 0
-        out, ids = out[ok], ids[ok]
-        ucodes = wcodes = None                                   # some ids may be gone: Judgments recodes
+    if ok is not None:
+        out, ids, ucodes, wcodes = out[ok], ids[ok], None, None  # some ids may be gone: Judgments recodes
         if len(out) == 0: raise ValueError(f"label column {label!r}: every answer is empty")
     used = np.flatnonzero(np.bincount(ids, minlength=len(table)))
     labels = _label_index(table, used, ids, labels, empty == "label" and len(empties) > 0, none_token,
                           out["_row"].to_numpy(), label, line_offset)
-    key = ["unit", "worker"] + (["dimension"] if dimension is not None else [])
-    dup = _duplicated(out, key, {"unit": ucodes, "worker": wcodes})
-    if not dup.any():
-        ids_ = None if ucodes is None or wcodes is None else (*ucodes, *wcodes)
-        return _source_rows(out, line_offset), labels, codes_from_table(table, size, ids, labels), ids_
-    out = _resolve_duplicates(out, dup, key, duplicates, submitted, line_offset)
-    return _source_rows(out, line_offset), labels, None, None
+    if (dup := pairs()).any():
+        out = _resolve_duplicates(out, dup, key, duplicates, submitted, line_offset)
+        return _source_rows(out, line_offset), labels, None, None
+    ids_ = None if ucodes is None or wcodes is None else (*ucodes, *wcodes)
+    return _source_rows(out, line_offset), labels, codes_from_table(table, size, ids, labels), ids_
 
 # %% ../nbs/00_core.ipynb #70904318
 def _source_rows(out: pd.DataFrame, line_offset) -> pd.DataFrame:
