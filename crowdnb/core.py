@@ -24,10 +24,11 @@ from scipy import sparse
 __all__ = ['prange', 'LEVELS', 'FORMATS', 'DEFAULTS', 'PASS_THROUGH', 'BACKENDS', 'show_progress', 'progress_bar', 'engine',
            'scratch', 'kernel', 'stack_scratch', 'Opt', 'OptionError', 'Placeholder', 'OptionTypeError', 'as_rng',
            'check_choice', 'check_int', 'check_number', 'check_level', 'check_bool', 'blas_threads', 'divide',
-           'group_runs', 'shared_data', 'rows_msg', 'parse_answers', 'Judgments', 'id_codes', 'canonical_frame',
-           'apply_empty', 'codes_from_table', 'detect_format', 'read_table', 'csv_lines', 'as_judgments',
-           'option_owners', 'role_columns', 'table_judgments', 'is_dask_frame', 'frame_backend', 'backend_judgments',
-           'atomic_write', 'write_csv', 'loop_design', 'design_matrix', 'Simulation', 'simulate_crowd']
+           'group_runs', 'shared_data', 'rows_msg', 'parse_answers', 'Judgments', 'sorted_text_codes', 'category_codes',
+           'id_codes', 'concurrently', 'canonical_frame', 'apply_empty', 'codes_from_table', 'detect_format',
+           'read_table', 'csv_lines', 'as_judgments', 'option_owners', 'role_columns', 'is_parquet', 'parquet_table',
+           'table_judgments', 'is_dask_frame', 'frame_backend', 'backend_judgments', 'atomic_write', 'write_csv',
+           'loop_design', 'design_matrix', 'Simulation', 'simulate_crowd']
 
 # %% ../nbs/00_core.ipynb #d6ab251b
 def show_progress(
@@ -392,7 +393,7 @@ def _answer_table(s: pd.Series, sep):
     if isinstance(s.dtype, (pd.StringDtype, pd.CategoricalDtype)) or s.dtype == object:
         kind = pd.api.types.infer_dtype(s, skipna=True)
         if kind not in ("string", "empty", "categorical"): return None
-        codes, uniq = pd.factorize(s)                         # missing -> -1
+        codes, uniq = category_codes(s) if isinstance(s.dtype, pd.CategoricalDtype) else pd.factorize(s)   # NA: -1
         uniq = np.asarray(uniq, dtype=object)
         if kind == "categorical" and pd.api.types.infer_dtype(uniq, skipna=True) not in ("string", "empty"): return None
         parts = (lambda u: (u.strip(),) if u.strip() else ()) if sep is None else \
@@ -508,6 +509,46 @@ def _check_ids(df, col, what, line_offset):
     "The id column, checked (no missing or blank ids) and canonical (text stripped, whole floats as ints)."
     return id_codes(df, col, what, line_offset)[0]
 
+# %% ../nbs/00_core.ipynb #33752415
+def sorted_text_codes(
+    uniq,  # distinct strings (e.g. the uniques of `pd.factorize`)
+    fast: bool = True,  # array operations (pyarrow) when installed; False: Python's `str.strip` and `pd.factorize`
+) -> tuple:
+    ("(each string's code among the sorted distinct stripped strings, those strings, which strings are blank, "
+     "whether stripping changed none): `pd.factorize([u.strip() for u in uniq], sort=True)`.")
+    try: import pyarrow as pa, pyarrow.compute
+    except ImportError: fast = False
+    if not fast:
+        text = pd.Index([str(u).strip() for u in uniq], dtype=str)
+        codes, ids = pd.factorize(text, sort=True)
+        return codes, ids, np.asarray(text.str.len() == 0, bool), bool((text == pd.Index(uniq, dtype=str)).all())
+    return _arrow_text_codes(pa, pa.array(uniq, type=pa.large_string()))
+
+# %% ../nbs/00_core.ipynb #242d509f
+def _arrow_text_codes(pa, raw):
+    "`sorted_text_codes` of a pyarrow string array, as pyarrow kernels (a sort, no hashing)."
+    pc = pa.compute
+    text = pc.utf8_trim_whitespace(raw)
+    order = pc.sort_indices(text).to_numpy()                  # code point order, as Python sorts str
+    ranked = text.take(order)
+    new = np.ones(len(ranked), bool)
+    new[1:] = pc.not_equal(ranked[1:], ranked[:-1]).to_numpy(zero_copy_only=False)   # stripped ids may meet
+    codes = np.empty(len(text), np.int64)
+    codes[order] = np.cumsum(new) - 1
+    blank = pc.equal(pc.binary_length(text), 0).to_numpy(zero_copy_only=False)
+    same = len(raw) == 0 or pc.all(pc.equal(text, raw)).as_py()
+    return codes, pd.Index(ranked.filter(pa.array(new)), dtype=str), blank, same
+
+# %% ../nbs/00_core.ipynb #e1a3b437
+def category_codes(
+    s: pd.Series,  # a categorical column
+) -> tuple[np.ndarray, pd.Index]:
+    "(each row's code, -1 for missing; the categories that occur, in category order): `pd.factorize` without hashing."
+    codes = s.cat.codes.to_numpy()
+    used = np.bincount(codes[codes >= 0], minlength=len(s.cat.categories)) > 0
+    if used.all(): return codes.astype(np.intp), s.cat.categories
+    return np.append(np.cumsum(used) - 1, -1)[codes], s.cat.categories[used]
+
 # %% ../nbs/00_core.ipynb #6dd1dc64
 _TEXT_KINDS = ("string", "mixed", "mixed-integer", "mixed-integer-float", "boolean")   # ids read as text
 
@@ -516,20 +557,20 @@ def id_codes(
     col,  # the id column
     what: str,  # its role ('unit', 'worker', 'dimension'), for messages
     line_offset,  # how rows are named in messages (see `rows_msg`)
+    fast: bool = True,  # strip and sort the distinct text ids with array operations (`sorted_text_codes`)
 ):
     "`_check_ids` and, for text ids, their sorted codes and ids (as `pd.factorize(..., sort=True)` gives), else None."
     s = df[col]
     if isinstance(s.dtype, (pd.StringDtype, pd.CategoricalDtype)) or s.dtype == object:   # ids checked per distinct id
-        codes, uniq = pd.factorize(s)
-        uniq = np.asarray(uniq, dtype=object)
-        if pd.api.types.infer_dtype(uniq, skipna=True) in _TEXT_KINDS:
-            text = [str(u).strip() for u in uniq.tolist()]
-            blank = np.array([t == "" for t in text] + [True])
-            bad = np.flatnonzero(blank[codes])                  # codes -1 (missing) read the last entry
+        codes, uniq = category_codes(s) if fast and isinstance(s.dtype, pd.CategoricalDtype) else pd.factorize(s)
+        kind = "string" if isinstance(uniq.dtype, pd.StringDtype) else \
+            pd.api.types.infer_dtype(uniq := np.asarray(uniq, dtype=object), skipna=True)
+        if kind in _TEXT_KINDS:
+            canon, ids, blank, same = sorted_text_codes(uniq if kind == "string" else list(map(str, uniq)), fast)
+            bad = np.flatnonzero(np.append(blank, True)[codes]) if blank.any() or (codes < 0).any() else []
             if len(bad): raise ValueError(f"{what} column {col!r} has missing ids at {rows_msg(bad, line_offset)}")
-            text = pd.Index(text, dtype=str)
-            canon, ids = pd.factorize(text, sort=True)          # over distinct ids: the codes Judgments needs
-            return pd.Series(text.take(codes), index=df.index), (canon[codes], ids)
+            canon = canon[codes]                                  # the codes Judgments needs (-1, missing: last)
+            return (s if same and s.dtype == "str" else pd.Series(ids.take(canon), index=df.index)), (canon, ids)
     s = _plain(s)
     bad = np.flatnonzero(s.isna().to_numpy() | s.astype(str).str.strip().eq("").to_numpy())
     if len(bad): raise ValueError(f"{what} column {col!r} has missing ids at {rows_msg(bad, line_offset)}")
@@ -569,16 +610,43 @@ def _label_set(labels):
 def _duplicated(out: pd.DataFrame, key: list, known: dict = {}) -> np.ndarray:
     ("Rows whose `key` columns repeat another row's (all of them marked), from integer codes of the columns (`known`: "
      "column -> (codes, ids)).")
-    code, n = np.zeros(len(out), np.int64), 1
-    for c in key:
-        k, u = known[c] if known.get(c) is not None else pd.factorize(out[c])
-        if n * (len(u) + 1) >= 2**62: return out.duplicated(key, keep=False).to_numpy()
-        code, n = code * (len(u) + 1) + k + 1, n * (len(u) + 1)
-    order = np.argsort(code, kind="stable")                     # a sort, not a hash: the codes cluster
+    cols = [known[c] if known.get(c) is not None else pd.factorize(out[c]) for c in key]
+    n = int(np.prod([len(u) + 1 for _, u in cols], dtype=object))
+    if n >= 2**62: return out.duplicated(key, keep=False).to_numpy()
+    code = np.zeros(len(out), np.uint32 if n < 2**32 else np.int64)   # 32-bit codes when they fit: half the bytes
+    for k, u in cols:                                           # code = code * (ids + 1) + k + 1, in place
+        code *= len(u) + 1
+        np.add(code, k, out=code, casting="unsafe")
+        code += 1
+    ranked = np.sort(code)                                      # a sort, not a hash: the codes cluster
+    if not (ranked[1:] == ranked[:-1]).any(): return np.zeros(len(code), bool)   # the common case: no repeats
+    order = np.argsort(code, kind="stable")                     # which rows repeat: only when some do
     same = code[order[1:]] == code[order[:-1]]
     dup = np.zeros(len(code), bool)
     dup[order[1:][same]] = dup[order[:-1][same]] = True
     return dup
+
+# %% ../nbs/00_core.ipynb #356ec7f4
+_FRONT_POOLS = {}
+
+def concurrently(
+    fns: list,  # functions of no argument
+) -> list:
+    "For each of `fns`, a function returning its value (or raising its error); run on `CROWDNB_THREADS` threads."
+    env = os.environ.get("CROWDNB_THREADS", "").strip()
+    n = min(int(env) if env.isdigit() and int(env) >= 1 else os.cpu_count() or 1, len(fns) + 1)
+    if n == 1: return [_settled(f) for f in fns]
+    from concurrent.futures import ThreadPoolExecutor
+    pool = _FRONT_POOLS.setdefault(n, ThreadPoolExecutor(n, thread_name_prefix="crowdnb-front"))
+    return [f.result for f in [pool.submit(f) for f in fns]]
+
+def _settled(fn):
+    "`fn` called now; a function returning its value or raising its error."
+    try: value = fn()
+    except Exception as e:
+        def fail(e=e): raise e
+        return fail
+    return lambda: value
 
 # %% ../nbs/00_core.ipynb #6c995e89
 def canonical_frame(df, unit="unit", worker="worker", label="label", **kwargs):
@@ -588,8 +656,9 @@ def canonical_frame(df, unit="unit", worker="worker", label="label", **kwargs):
 # %% ../nbs/00_core.ipynb #0f5fdb7f
 def _base_frame(df, unit, worker, dimension, started, submitted, line_offset):
     "The canonical frame's id and time columns, checked, and the unit and worker codes when they are known (else None)."
-    units, ucodes = id_codes(df, unit, "unit", line_offset)
-    workers, wcodes = id_codes(df, worker, "worker", line_offset)
+    unit_ids, worker_ids = concurrently([lambda: id_codes(df, unit, "unit", line_offset),
+                                         lambda: id_codes(df, worker, "worker", line_offset)])
+    (units, ucodes), (workers, wcodes) = unit_ids(), worker_ids()   # errors in the order of the columns
     out = pd.DataFrame({"unit": units, "worker": workers}).reset_index(drop=True)
     if dimension is not None: out["dimension"] = _check_ids(df, dimension, "dimension", line_offset).to_numpy()
     for k, col in (("started", started), ("submitted", submitted)):
@@ -650,8 +719,10 @@ def codes_from_table(
     "Flat (row, label code) pairs from the distinct answers (`table`, their `size`s) and each row's answer (`ids`)."
     first = np.cumsum(size) - size
     flat = labels.get_indexer(list(chain.from_iterable(table)))
+    one = size == 1
+    if len(flat) and one[ids].all():                          # one label a row: one gather from the distinct answers
+        return (np.arange(len(ids)), np.where(one, flat[np.minimum(first, len(flat) - 1)], -1)[ids])
     n = size[ids]
-    if (n == 1).all(): return (np.arange(len(ids)), flat[first[ids]])
     rows = np.repeat(np.arange(len(ids)), n)
     return (rows, flat[np.repeat(first[ids] - (np.cumsum(n) - n), n) + np.arange(len(rows))])
 
@@ -680,27 +751,27 @@ def _frame_and_codes(df, unit="unit", worker="worker", label="label", *, sep=Non
     check_choice("empty", empty, ("error", "drop", "label"))
     check_choice("duplicates", duplicates, ("error", "last", "count"))
     labels = _label_set(labels)
+    answers = concurrently([lambda: parse_answers(df[label], label, sep, line_offset)])[0]   # on its own thread
     out, ucodes, wcodes = _base_frame(df, unit, worker, dimension, started, submitted, line_offset)
-    table, ids = parse_answers(df[label], label, sep, line_offset)   # distinct answers, and each row's
-    table, size, ids, empties = apply_empty(table, ids, label, empty, none_token, line_offset)
+    table, size, ids, empties = apply_empty(*answers(), label, empty, none_token, line_offset)   # distinct answers
+    ok = size[ids] > 0 if len(empties) and empty == "drop" else None   # the rows kept, when some are dropped
+    key = ["unit", "worker"] + (["dimension"] if dimension is not None else [])
+    known = {"unit": ucodes, "worker": wcodes} if ok is None else {}
+    pairs = concurrently([lambda o=out: _duplicated(o if ok is None else o[ok], key, known)])[0]   # as labels code
     tuples = np.fromiter(table, dtype=object, count=len(table))
-    out["labels"] = tuples[ids]                               # shared tuple objects, one per distinct answer
-    out["count"], out["_row"] = 1, np.arange(len(df))
-    if len(empties) and empty == "drop":
-        ok = size[ids] > 0
-        out, ids = out[ok], ids[ok]
-        ucodes = wcodes = None                                   # some ids may be gone: Judgments recodes
+    out = pd.DataFrame({**{c: out[c] for c in out.columns}, "labels": tuples[ids],   # shared tuples, one per answer
+                        "count": np.ones(len(df), np.int64), "_row": np.arange(len(df))}, copy=False)   # no copies
+    if ok is not None:
+        out, ids, ucodes, wcodes = out[ok], ids[ok], None, None  # some ids may be gone: Judgments recodes
         if len(out) == 0: raise ValueError(f"label column {label!r}: every answer is empty")
     used = np.flatnonzero(np.bincount(ids, minlength=len(table)))
     labels = _label_index(table, used, ids, labels, empty == "label" and len(empties) > 0, none_token,
                           out["_row"].to_numpy(), label, line_offset)
-    key = ["unit", "worker"] + (["dimension"] if dimension is not None else [])
-    dup = _duplicated(out, key, {"unit": ucodes, "worker": wcodes})
-    if not dup.any():
-        ids_ = None if ucodes is None or wcodes is None else (*ucodes, *wcodes)
-        return _source_rows(out, line_offset), labels, codes_from_table(table, size, ids, labels), ids_
-    out = _resolve_duplicates(out, dup, key, duplicates, submitted, line_offset)
-    return _source_rows(out, line_offset), labels, None, None
+    if (dup := pairs()).any():
+        out = _resolve_duplicates(out, dup, key, duplicates, submitted, line_offset)
+        return _source_rows(out, line_offset), labels, None, None
+    ids_ = None if ucodes is None or wcodes is None else (*ucodes, *wcodes)
+    return _source_rows(out, line_offset), labels, codes_from_table(table, size, ids, labels), ids_
 
 # %% ../nbs/00_core.ipynb #70904318
 def _source_rows(out: pd.DataFrame, line_offset) -> pd.DataFrame:
@@ -831,7 +902,7 @@ def _check_columns(data, spec, format, source):
 
 # %% ../nbs/00_core.ipynb #e32cdcb9
 def as_judgments(
-    data,  # a `Judgments`, a long DataFrame (one row per judgment), or the path of a CSV file holding one
+    data,  # a `Judgments`, a long DataFrame (one row per judgment), or the path of a CSV or Parquet file of one
     unit: str = "unit",  # column of the unit (item) ids
     worker: str = "worker",  # column of the worker (annotator, rater) ids
     label: str = "label",  # column of the answers: one label, a list of labels, or labels joined by `sep`
@@ -950,18 +1021,54 @@ def role_columns(df, given) -> dict:
                           "<answer column>; candidate columns: " + ", ".join(map(str, cand[:10])))
     return spec
 
+# %% ../nbs/00_core.ipynb #0f0778ff
+def is_parquet(
+    path,  # a file path
+) -> bool:
+    "True when `path` is a file that starts and ends with Parquet's magic bytes `PAR1`."
+    p = Path(path)
+    if not p.is_file() or p.stat().st_size < 8: return False
+    with open(p, "rb") as f:
+        head = f.read(4); f.seek(-4, os.SEEK_END)
+        return head == f.read(4) == b"PAR1"
+
+# %% ../nbs/00_core.ipynb #685f72ad
+def parquet_table(
+    path,  # a Parquet file
+    given: dict,  # every option of `as_judgments` (the keys of `DEFAULTS`): the columns to read
+) -> tuple[pd.DataFrame, dict]:
+    "(the role columns of a Parquet file, the column of each role); text columns but the unit's as categoricals."
+    where = f"judgments file {str(path)!r}"
+    try: import pyarrow as pa, pyarrow.parquet as pq
+    except ImportError: raise ValueError(f"reading {where} needs pyarrow: pip install pyarrow") from None
+    try: schema = pq.read_schema(path)
+    except (OSError, pa.ArrowException) as e: raise ValueError(f"cannot read {where}: {e}") from None
+    check_choice("format", given["format"], tuple(FORMATS) + ("auto",))
+    empty = schema.empty_table().to_pandas()
+    spec = role_columns(empty, given)
+    _check_columns(empty, spec, given["format"], where)
+    cols = list(dict.fromkeys(v for v in spec.values() if v is not None))
+    text = [c for c in cols if c != spec["unit"] and (pa.types.is_string(schema.field(c).type)
+                                                      or pa.types.is_large_string(schema.field(c).type))]
+    try: table = pq.read_table(path, columns=cols, read_dictionary=text)
+    except (OSError, pa.ArrowException) as e: raise ValueError(f"cannot read {where}: {e}") from None
+    return table.to_pandas(), spec
+
 # %% ../nbs/00_core.ipynb #38a1391e
 def table_judgments(
-    data,  # a long DataFrame, or the path of a CSV file holding one
+    data,  # a long DataFrame, or the path of a CSV or Parquet file holding one
     given: dict,  # every option of `as_judgments` (the keys of `DEFAULTS`)
 ) -> Judgments:
-    "Validated `Judgments` of a long table or CSV file: read, its columns found, every row checked."
+    "Validated `Judgments` of a long table, CSV or Parquet file: read, its columns found, every row checked."
     fmt, delimiter, path = given["format"], given["delimiter"], data if isinstance(data, (str, os.PathLike)) else None
-    data, line_offset, source = _read_input(data, fmt, delimiter)
-    spec = role_columns(data, given)
-    _check_columns(data, spec, fmt, source)
-    if path is not None:                                     # ids as the file writes them
-        data = _ids_as_written(data, path, delimiter, [spec[k] for k in ("unit", "worker", "dimension")])
+    if path is not None and is_parquet(path):
+        (data, spec), line_offset, source = parquet_table(path, given), None, f"judgments file {str(path)!r}"
+    else:
+        data, line_offset, source = _read_input(data, fmt, delimiter)
+        spec = role_columns(data, given)
+        _check_columns(data, spec, fmt, source)
+        if path is not None:                                 # ids as the file writes them
+            data = _ids_as_written(data, path, delimiter, [spec[k] for k in ("unit", "worker", "dimension")])
     opts = {k: given[k] for k in ("sep", "labels", "empty", "none_token", "duplicates")}
     frame, label_set, codes, ids = _frame_and_codes(data, **spec, **opts, line_offset=line_offset, source=source)
     j = Judgments(frame, label_set, closed=given["labels"] is not None, codes=ids)
