@@ -94,10 +94,11 @@ def per_iteration_floor(quick: bool = False):
     ct(2); ds(2)
     ct_it = (_best(lambda: ct(12)) - _best(lambda: ct(2))) / 10
     ds_it = (_best(lambda: ds(12)) - _best(lambda: ds(2))) / 10
-    n, e = len(df), len(df)                                   # judgments; entries (one label each here)
-    pairs = n * (PER_UNIT - 1)                                # (entry, co-worker) pairs of RQS
-    ct_bytes = 8 * 6 * e + (4 + 4) * pairs + 16 * 2 * n       # entry arrays, the pair slots and counts, per-judgment sums
-    ds_bytes = (8 + 4) * n + 8 * N_UNITS * N_LABELS           # one-hot indices and counts, the posteriors written
+    n, units = len(df), len(df) // PER_UNIT                   # judgments (one label each here); units = patterns
+    # what each kernel must read or write once per iteration (the task is open-ended: RQS stays 1, no triple sums)
+    ct_bytes = (4 + 8 + 8) * n + (8 + 8 + 8 + 8) * units      # per judgment: annotation, count, worker; per unit: its
+                                                              # start, SQS read, the two sums written
+    ds_bytes = 4 * n + (8 + 8) * units                        # per label its one-hot column; per pattern: start, count
     return [Result("CrowdTruth, one iteration", f"{n:,} judgments", ct_it, ct_bytes / gbs / 1e9, None,
                    f"floor {ct_bytes / 2**20:.0f} MiB / {gbs:.1f} GB/s", "<= 0.5 s for the whole call"),
             Result("Dawid-Skene, one EM iteration", f"{n:,} labels", ds_it, ds_bytes / gbs / 1e9, None,
@@ -173,4 +174,42 @@ def ten_million(quick: bool = False):
                    "<= 6 s; <= 4 GB")]
 
 
-CASES = [crowdtruth_threads, dawid_skene_threads, per_iteration_floor, unit_size, ten_million, dask_per_iteration]
+def machine_ceiling(quick: bool = False):
+    """What this machine gives two threads, whatever the method: the same work twice, on 2 threads at once against
+    one after the other (the reference column), for a compute-bound loop (16 independent multiply-add chains, no
+    memory) and a memory-bound one (a sum over 256 MiB). The thread goals are measured against these ceilings."""
+    import threading
+    try:
+        import numba
+    except ImportError:
+        return [Result("machine ceiling", "-", float("nan"), None, None, "skipped: numba absent")]
+
+    @numba.njit(nogil=True)
+    def alu(n, b):
+        a = np.ones(16)
+        for _ in range(n):
+            for k in range(16): a[k] = a[k] * b + 1e-9
+        return a.sum()
+
+    @numba.njit(nogil=True)
+    def stream(x):
+        t = 0.0
+        for v in x: t += v
+        return t
+
+    x = np.ones((2 if quick else 32) * 2**20)
+    n = 2_000_000 if quick else 30_000_000
+    jobs = {"compute-bound loop": lambda: alu(n, 0.9999999), "memory-bound sum": lambda: stream(x)}
+    out = []
+    for name, job in jobs.items():
+        job()
+        def both():
+            ts = [threading.Thread(target=job) for _ in range(2)]
+            for t in ts: t.start()
+            for t in ts: t.join()
+        out.append(Result(f"machine ceiling: {name}, the same work twice on 2 threads vs one after the other", "-",
+                          _best(both, 3), _best(lambda: (job(), job()), 3), None, "-", "2x on 2 free cores"))
+    return out
+
+
+CASES = [machine_ceiling, crowdtruth_threads, dawid_skene_threads, per_iteration_floor, unit_size, ten_million, dask_per_iteration]

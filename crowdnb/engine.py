@@ -15,7 +15,7 @@ import pandas as pd
 from fastcore.basics import patch
 from scipy import sparse
 
-from .core import Judgments, check_int
+from .core import Judgments, check_int, distinct
 
 # %% auto #0
 __all__ = ['SHARD_MIN', 'Shard', 'unit_blocks', 'first_pair', 'shard_flags', 'stable_order', 'split_units', 'ShardJudgments',
@@ -185,7 +185,7 @@ def add_stats(*parts) -> dict | None:
 def _combine(key: str, a, b):
     "Two values of one statistic combined as its key says."
     if key.startswith("max_"): return max(a, b)
-    if key.startswith("union_"): return np.union1d(a, b)
+    if key.startswith("union_"): return distinct(a, b)
     return a + b
 
 # %% ../nbs/01_engine.ipynb #129da1de

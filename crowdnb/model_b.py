@@ -21,7 +21,7 @@ from fastcore.meta import delegates
 from scipy import sparse, optimize
 from scipy.special import logsumexp
 
-from .core import (Judgments, as_judgments, as_rng, check_choice, check_int, check_number, engine, kernel,
+from .core import (Judgments, as_judgments, as_rng, distinct, check_choice, check_int, check_number, engine, kernel,
                           progress_bar, scratch)
 from .engine import Shard, Threads, split_units
 from .model_a import distinct_optima
@@ -149,7 +149,7 @@ def value_codes(
     "(codes, values): `m` coded by position in `values`, -1 where missing; an undeclared value is named."
     miss = missing_mask(m, missing, where)
     if values is None:
-        values = np.unique(m[~miss]).astype(np.int64)
+        values = distinct(m[~miss]).astype(np.int64)
     else:
         values = np.asarray(values)
         if len(np.unique(values)) != len(values): raise ValueError(f"values repeat: {list(values)}")

@@ -29,7 +29,7 @@ from scipy import sparse
 from .core import (Judgments, as_judgments, check_choice, check_int, check_level, check_number, progress_bar,
                           atomic_write, write_csv)
 from .agreement import pairwise_kappas, agreement_scores
-from .core import Opt, OptionError
+from .core import Opt, OptionError, distinct
 from .render import NotebookRenderer, escape_markdown, page_html, title_cell, toc_html
 
 # %% auto #0
@@ -324,7 +324,7 @@ def _glance_counts(self: QualityReport, s: Section) -> None:
     with _plots():
         fig, axes = plt.subplots(1, 2, figsize=(8, 2.6))
         for ax, x, what in zip(axes, (per_unit, per_worker), ("unit", "worker")):
-            ax.hist(x, bins=min(30, max(1, len(np.unique(x)))), color="#2f6fb3")
+            ax.hist(x, bins=min(30, max(1, len(distinct(x)))), color="#2f6fb3")
             ax.set_xlabel(f"judgments per {what}"); ax.set_ylabel(f"{what}s")
         fig.tight_layout()
         s.add(figure_html(fig, "histograms of judgments per unit and per worker"))

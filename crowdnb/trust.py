@@ -14,7 +14,7 @@ import pandas as pd
 from fastcore.meta import delegates
 from scipy import sparse
 
-from .core import Opt, OptionError, blas_threads
+from .core import Opt, OptionError, blas_threads, distinct
 from .core import as_judgments, check_choice, check_int, check_level, check_number, engine, kernel, progress_bar
 # one definition of alpha's parts
 from .agreement import squared_distances, judgments_of, alpha_scale, single_label, UndefinedAgreement
@@ -48,7 +48,7 @@ def reliability_data(
 def _one_hot(x, level):
     "Sorted value domain and the raters x units x values 0/1 tensor of `x` (units rated by < 2 raters dropped)."
     x = x[:, (~np.isnan(x)).sum(axis=0) >= 2]
-    values = np.unique(x[~np.isnan(x)])
+    values = distinct(x[~np.isnan(x)])
     if level == "ratio" and (values < 0).any():
         raise ValueError(f"ratio data must be non-negative; found {values[values < 0][0]:g}")
     return values, (x[..., None] == values).astype(float)
