@@ -338,7 +338,7 @@ def step(self: DaskExecutor, fn, states: list, *args) -> tuple[list, dict]:
     out = self.map(fn, states, *args)
     return self.map(first, out), self.collect(self.lazy(second, out))
 
-# %% ../nbs/02_dask.ipynb #f24b5fd0
+# %% ../nbs/02_dask.ipynb #ad8caa8e
 class Keeper:
     "The states of one worker's shards between iterations: an actor on that worker, stepped by one direct call."
     def __init__(self, n_threads: int = 1):  # threads of the worker: its shards are stepped on as many
@@ -354,7 +354,7 @@ class Keeper:
         "The state kept as `name`."
         return self.states[name]
 
-# %% ../nbs/02_dask.ipynb #b5fdcd46
+# %% ../nbs/02_dask.ipynb #8dfa7efb
 @patch
 def step(self: Keeper, fn, names: list, outs: list, args: tuple, consts: dict, drop: list) -> dict:
     "`fn(state, *args)` for the states `names` on the worker's threads: new states kept as `outs`, statistics summed."
@@ -365,7 +365,7 @@ def step(self: Keeper, fn, names: list, outs: list, args: tuple, consts: dict, d
     for o, (state, _) in zip(outs, out): self.states[o] = state
     return add_stats(*[t for _, t in out])
 
-# %% ../nbs/02_dask.ipynb #54bb8db2
+# %% ../nbs/02_dask.ipynb #e110bdac
 @dataclass(frozen=True)
 class Const:
     "A broadcast constant a keeper already holds, by its key."
@@ -379,7 +379,7 @@ class Held:
 
     def __repr__(self): return f"Held({self.addr!r}, {self.name!r})"
 
-# %% ../nbs/02_dask.ipynb #0f753d1a
+# %% ../nbs/02_dask.ipynb #70dca041
 @patch
 def keeper(self: DaskExecutor, addr: str):
     "The `Keeper` actor on worker `addr` (started on first use; it lives as long as this executor)."
@@ -389,7 +389,7 @@ def keeper(self: DaskExecutor, addr: str):
         self.gone[addr], self.sent[addr] = [], set()
     return self.keepers[addr]
 
-# %% ../nbs/02_dask.ipynb #34ad36c5
+# %% ../nbs/02_dask.ipynb #47f92376
 @patch
 def hold(self: DaskExecutor, states: list) -> list:
     "The states as `Held` handles: finished futures are adopted by the keeper of the worker holding each."
@@ -403,7 +403,7 @@ def hold(self: DaskExecutor, states: list) -> list:
         out.append(Held(addr, name, self.gone[addr]))
     return out
 
-# %% ../nbs/02_dask.ipynb #73aba9b1
+# %% ../nbs/02_dask.ipynb #996b75cd
 @patch
 def keep_step(self: DaskExecutor, fn, held: list, *args) -> tuple[list, dict]:
     "`step` by the keepers: one direct call per worker; the new states stay there, the summed statistics come here."
@@ -420,7 +420,7 @@ def keep_step(self: DaskExecutor, fn, held: list, *args) -> tuple[list, dict]:
                                             consts, drop))
     return new, add_stats(*[c.result() for c in calls])
 
-# %% ../nbs/02_dask.ipynb #187ec46d
+# %% ../nbs/02_dask.ipynb #8876c45a
 @patch
 def futures(self: DaskExecutor, states: list) -> list:
     "Kept states as futures again (each read from its keeper by a task on its worker), for the other verbs."
