@@ -338,34 +338,47 @@ def step(self: DaskExecutor, fn, states: list, *args) -> tuple[list, dict]:
     out = self.map(fn, states, *args)
     return self.map(first, out), self.collect(self.lazy(second, out))
 
-# %% ../nbs/02_dask.ipynb #ad8caa8e
+# %% ../nbs/02_dask.ipynb #d483c407
 class Keeper:
     "The states of one worker's shards between iterations: an actor on that worker, stepped by one direct call."
     def __init__(self, n_threads: int = 1):  # threads of the worker: its shards are stepped on as many
         self.states, self.consts, self.n = {}, {}, n_threads
 
-    def adopt(self, names: list, keys: list):
-        "Take the shards' states, results of finished tasks on this worker, from its memory, under `names`."
+    def adopt(self,
+              names: list,  # the names to keep them under
+              keys: list):  # the keys of finished tasks on this worker whose results are the states
+        "Take the shards' states from this worker's memory, under `names`."
         from distributed import get_worker
         data = get_worker().data
         for n, k in zip(names, keys): self.states[n] = data[k]
 
-    def get(self, name: str):
+    def get(self, name: str):  # a kept state's name
         "The state kept as `name`."
         return self.states[name]
 
-# %% ../nbs/02_dask.ipynb #8dfa7efb
+    def drop(self, names: list):  # names whose handles are gone
+        "Forget the states `names`."
+        for d in names: self.states.pop(d, None)
+
+# %% ../nbs/02_dask.ipynb #96b7cc60
 @patch
-def step(self: Keeper, fn, names: list, outs: list, args: tuple, consts: dict, drop: list) -> dict:
+def step(self: Keeper,
+         fn,  # the method's step: fn(state, *args) -> (new state, statistics)
+         names: list,  # the states to step
+         outs: list,  # the names of their new states
+         args: tuple,  # the parameters; a `Const` stands for a broadcast constant
+         consts: dict,  # constants new to this keeper, by key
+         drop: list,  # states to forget first (their handles are gone)
+        ) -> dict:
     "`fn(state, *args)` for the states `names` on the worker's threads: new states kept as `outs`, statistics summed."
-    for d in drop: self.states.pop(d, None)
+    self.drop(drop)
     self.consts.update(consts)
     args = [self.consts[a.key] if isinstance(a, Const) else a for a in args]
     out = Threads(self.n).map(fn, [self.states[n] for n in names], *args)
     for o, (state, _) in zip(outs, out): self.states[o] = state
     return add_stats(*[t for _, t in out])
 
-# %% ../nbs/02_dask.ipynb #e110bdac
+# %% ../nbs/02_dask.ipynb #1b5fa9e8
 @dataclass(frozen=True)
 class Const:
     "A broadcast constant a keeper already holds, by its key."
@@ -373,13 +386,16 @@ class Const:
 
 class Held:
     "A shard's state kept by the `Keeper` on worker `addr`, under `name`."
-    def __init__(self, addr: str, name: str, gone: list):  # `gone`: where the name goes when the handle dies
+    def __init__(self,
+                 addr: str,  # the worker's address
+                 name: str,  # the state's name in that worker's keeper
+                 gone: list):  # where the name goes when the handle dies
         self.addr, self.name = addr, name
         weakref.finalize(self, gone.append, name)
 
     def __repr__(self): return f"Held({self.addr!r}, {self.name!r})"
 
-# %% ../nbs/02_dask.ipynb #70dca041
+# %% ../nbs/02_dask.ipynb #516e075d
 @patch
 def keeper(self: DaskExecutor, addr: str):
     "The `Keeper` actor on worker `addr` (started on first use; it lives as long as this executor)."
@@ -389,7 +405,7 @@ def keeper(self: DaskExecutor, addr: str):
         self.gone[addr], self.sent[addr] = [], set()
     return self.keepers[addr]
 
-# %% ../nbs/02_dask.ipynb #47f92376
+# %% ../nbs/02_dask.ipynb #4ba5115f
 @patch
 def hold(self: DaskExecutor, states: list) -> list:
     "The states as `Held` handles: finished futures are adopted by the keeper of the worker holding each."
@@ -403,7 +419,7 @@ def hold(self: DaskExecutor, states: list) -> list:
         out.append(Held(addr, name, self.gone[addr]))
     return out
 
-# %% ../nbs/02_dask.ipynb #996b75cd
+# %% ../nbs/02_dask.ipynb #aa3c4b6c
 @patch
 def keep_step(self: DaskExecutor, fn, held: list, *args) -> tuple[list, dict]:
     "`step` by the keepers: one direct call per worker; the new states stay there, the summed statistics come here."
@@ -420,14 +436,17 @@ def keep_step(self: DaskExecutor, fn, held: list, *args) -> tuple[list, dict]:
                                             consts, drop))
     return new, add_stats(*[c.result() for c in calls])
 
-# %% ../nbs/02_dask.ipynb #8876c45a
+# %% ../nbs/02_dask.ipynb #1bdf0ba9
 @patch
 def futures(self: DaskExecutor, states: list) -> list:
     "Kept states as futures again (each read from its keeper by a task on its worker), for the other verbs."
     if not states or not isinstance(states[0], Held): return states
+    for addr, names in self.gone.items():
+        if names: self.keeper(addr).drop(list(names)).result(); names.clear()
     return [self.client.submit(kept_state, self.keeper(h.addr), h.name, workers=[h.addr], pure=False) for h in states]
 
-def kept_state(keeper, name: str):
+def kept_state(keeper,  # a `Keeper` actor on this worker
+               name: str):  # the state's name there
     "The state a keeper holds as `name` (run on the keeper's worker)."
     return keeper.get(name).result()
 
