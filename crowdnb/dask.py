@@ -19,7 +19,7 @@ from .engine import Shard, Threads, add_stats, split_units
 
 # %% auto #0
 __all__ = ['tree_sum', 'empty_shard', 'DaskJudgments', 'dask_frame', 'judgments', 'DaskExecutor', 'first', 'second', 'head',
-           'Keeper', 'Const', 'Held', 'kept_state']
+           'Keeper', 'Const', 'Held']
 
 # %% ../nbs/02_dask.ipynb #e48c53e2
 # an optional extra: crowdnb works without dask, and these functions then say what to install
@@ -338,7 +338,7 @@ def step(self: DaskExecutor, fn, states: list, *args) -> tuple[list, dict]:
     out = self.map(fn, states, *args)
     return self.map(first, out), self.collect(self.lazy(second, out))
 
-# %% ../nbs/02_dask.ipynb #d483c407
+# %% ../nbs/02_dask.ipynb #dd35ad1e
 class Keeper:
     "The states of one worker's shards between iterations: an actor on that worker, stepped by one direct call."
     def __init__(self, n_threads: int = 1):  # threads of the worker: its shards are stepped on as many
@@ -360,7 +360,7 @@ class Keeper:
         "Forget the states `names`."
         for d in names: self.states.pop(d, None)
 
-# %% ../nbs/02_dask.ipynb #96b7cc60
+# %% ../nbs/02_dask.ipynb #c57b1a0e
 @patch
 def step(self: Keeper,
          fn,  # the method's step: fn(state, *args) -> (new state, statistics)
@@ -378,7 +378,7 @@ def step(self: Keeper,
     for o, (state, _) in zip(outs, out): self.states[o] = state
     return add_stats(*[t for _, t in out])
 
-# %% ../nbs/02_dask.ipynb #1b5fa9e8
+# %% ../nbs/02_dask.ipynb #f003550b
 @dataclass(frozen=True)
 class Const:
     "A broadcast constant a keeper already holds, by its key."
@@ -395,7 +395,7 @@ class Held:
 
     def __repr__(self): return f"Held({self.addr!r}, {self.name!r})"
 
-# %% ../nbs/02_dask.ipynb #516e075d
+# %% ../nbs/02_dask.ipynb #444dd0c1
 @patch
 def keeper(self: DaskExecutor, addr: str):
     "The `Keeper` actor on worker `addr` (started on first use; it lives as long as this executor)."
@@ -405,7 +405,7 @@ def keeper(self: DaskExecutor, addr: str):
         self.gone[addr], self.sent[addr] = [], set()
     return self.keepers[addr]
 
-# %% ../nbs/02_dask.ipynb #4ba5115f
+# %% ../nbs/02_dask.ipynb #c581554c
 @patch
 def hold(self: DaskExecutor, states: list) -> list:
     "The states as `Held` handles: finished futures are adopted by the keeper of the worker holding each."
@@ -419,7 +419,7 @@ def hold(self: DaskExecutor, states: list) -> list:
         out.append(Held(addr, name, self.gone[addr]))
     return out
 
-# %% ../nbs/02_dask.ipynb #aa3c4b6c
+# %% ../nbs/02_dask.ipynb #e396cb3f
 @patch
 def keep_step(self: DaskExecutor, fn, held: list, *args) -> tuple[list, dict]:
     "`step` by the keepers: one direct call per worker; the new states stay there, the summed statistics come here."
@@ -436,19 +436,16 @@ def keep_step(self: DaskExecutor, fn, held: list, *args) -> tuple[list, dict]:
                                             consts, drop))
     return new, add_stats(*[c.result() for c in calls])
 
-# %% ../nbs/02_dask.ipynb #1bdf0ba9
+# %% ../nbs/02_dask.ipynb #3afaefa3
 @patch
 def futures(self: DaskExecutor, states: list) -> list:
     "Kept states as futures again (each read from its keeper by a task on its worker), for the other verbs."
     if not states or not isinstance(states[0], Held): return states
     for addr, names in self.gone.items():
         if names: self.keeper(addr).drop(list(names)).result(); names.clear()
-    return [self.client.submit(kept_state, self.keeper(h.addr), h.name, workers=[h.addr], pure=False) for h in states]
-
-def kept_state(keeper,  # a `Keeper` actor on this worker
-               name: str):  # the state's name there
-    "The state a keeper holds as `name` (run on the keeper's worker)."
-    return keeper.get(name).result()
+    def read(keeper, name):                                # on the keeper's worker: the state it keeps as `name`
+        return keeper.get(name).result()
+    return [self.client.submit(read, self.keeper(h.addr), h.name, workers=[h.addr], pure=False) for h in states]
 
 # %% ../nbs/02_dask.ipynb #e13863e5
 @patch
