@@ -6,6 +6,7 @@ Docs: https://crowdnb.github.io/crowdnb/dask.html.md"""
 
 # %% ../nbs/02_dask.ipynb #69b4ea04
 from __future__ import annotations
+import uuid, weakref
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -14,10 +15,11 @@ from fastcore.basics import patch
 
 from .core import (Judgments, check_choice, check_int, FORMATS, DEFAULTS, role_columns, canonical_frame,
                           is_dask_frame)
-from .engine import Shard, add_stats, split_units
+from .engine import Shard, Threads, add_stats, split_units
 
 # %% auto #0
-__all__ = ['tree_sum', 'empty_shard', 'DaskJudgments', 'dask_frame', 'judgments', 'DaskExecutor', 'first', 'second', 'head']
+__all__ = ['tree_sum', 'empty_shard', 'DaskJudgments', 'dask_frame', 'judgments', 'DaskExecutor', 'first', 'second', 'head',
+           'Keeper', 'Const', 'Held']
 
 # %% ../nbs/02_dask.ipynb #e48c53e2
 # an optional extra: crowdnb works without dask, and these functions then say what to install
@@ -254,6 +256,7 @@ class DaskExecutor:
     def __init__(self, client=None):  # a `distributed.Client`; None: dask's local scheduler (threads of this process)
         _need_dask()
         self.client = client
+        self.keepers, self.gone, self.sent, self.values = {}, {}, {}, {}   # per worker; broadcast values by key
 
     def __repr__(self): return f"DaskExecutor({'local scheduler' if self.client is None else self.client!r})"
 
@@ -275,12 +278,16 @@ def local(self: DaskExecutor, states: list) -> None:
 @patch
 def broadcast(self: DaskExecutor, x):
     "A constant every shard task reads: scattered once to every worker with a distributed Client, else itself."
-    return x if self.client is None else self.client.scatter([x], broadcast=True, hash=False)[0]
+    if self.client is None: return x
+    f = self.client.scatter([x], broadcast=True, hash=False)[0]
+    self.values[f.key] = x                                 # what a keeper receives, once, instead of the future
+    return f
 
 # %% ../nbs/02_dask.ipynb #d5f7ad57
 @patch
 def lazy(self: DaskExecutor, fn, states: list, *args) -> list:
     "fn(state, *args) for every shard's state, not yet computed: futures on the cluster for kept states, else delayed."
+    if self.client is not None: states = self.futures(states)
     if self.client is None or not _futures(states): return [delayed(fn, pure=False)(s, *args) for s in states]
     return self.client.map(fn, states, *[[a] * len(states) for a in args], pure=False)
 
@@ -326,8 +333,119 @@ def sum(self: DaskExecutor, fn, states: list, *args) -> dict:
 @patch
 def step(self: DaskExecutor, fn, states: list, *args) -> tuple[list, dict]:
     "`fn(state, *args)` -> (new state, statistics) for every shard: the new states, kept, and the summed statistics."
+    if self.client is not None and states and (_futures(states) or isinstance(states[0], Held)):
+        return self.keep_step(fn, self.hold(states), *args)
     out = self.map(fn, states, *args)
     return self.map(first, out), self.collect(self.lazy(second, out))
+
+# %% ../nbs/02_dask.ipynb #dd35ad1e
+class Keeper:
+    "The states of one worker's shards between iterations: an actor on that worker, stepped by one direct call."
+    def __init__(self, n_threads: int = 1):  # threads of the worker: its shards are stepped on as many
+        self.states, self.consts, self.n = {}, {}, n_threads
+
+    def adopt(self,
+              names: list,  # the names to keep them under
+              keys: list):  # the keys of finished tasks on this worker whose results are the states
+        "Take the shards' states from this worker's memory, under `names`."
+        from distributed import get_worker
+        data = get_worker().data
+        for n, k in zip(names, keys): self.states[n] = data[k]
+
+    def get(self, name: str):  # a kept state's name
+        "The state kept as `name`."
+        return self.states[name]
+
+    def drop(self, names: list):  # names whose handles are gone
+        "Forget the states `names`."
+        for d in names: self.states.pop(d, None)
+
+# %% ../nbs/02_dask.ipynb #c57b1a0e
+@patch
+def step(self: Keeper,
+         fn,  # the method's step: fn(state, *args) -> (new state, statistics)
+         names: list,  # the states to step
+         outs: list,  # the names of their new states
+         args: tuple,  # the parameters; a `Const` stands for a broadcast constant
+         consts: dict,  # constants new to this keeper, by key
+         drop: list,  # states to forget first (their handles are gone)
+        ) -> dict:
+    "`fn(state, *args)` for the states `names` on the worker's threads: new states kept as `outs`, statistics summed."
+    self.drop(drop)
+    self.consts.update(consts)
+    args = [self.consts[a.key] if isinstance(a, Const) else a for a in args]
+    out = Threads(self.n).map(fn, [self.states[n] for n in names], *args)
+    for o, (state, _) in zip(outs, out): self.states[o] = state
+    return add_stats(*[t for _, t in out])
+
+# %% ../nbs/02_dask.ipynb #f003550b
+@dataclass(frozen=True)
+class Const:
+    "A broadcast constant a keeper already holds, by its key."
+    key: str  # the key of the constant's scattered future
+
+class Held:
+    "A shard's state kept by the `Keeper` on worker `addr`, under `name`."
+    def __init__(self,
+                 addr: str,  # the worker's address
+                 name: str,  # the state's name in that worker's keeper
+                 gone: list):  # where the name goes when the handle dies
+        self.addr, self.name = addr, name
+        weakref.finalize(self, gone.append, name)
+
+    def __repr__(self): return f"Held({self.addr!r}, {self.name!r})"
+
+# %% ../nbs/02_dask.ipynb #444dd0c1
+@patch
+def keeper(self: DaskExecutor, addr: str):
+    "The `Keeper` actor on worker `addr` (started on first use; it lives as long as this executor)."
+    if addr not in self.keepers:
+        n = self.client.scheduler_info()["workers"].get(addr, {}).get("nthreads", 1)
+        self.keepers[addr] = self.client.submit(Keeper, n, actor=True, workers=[addr], pure=False).result()
+        self.gone[addr], self.sent[addr] = [], set()
+    return self.keepers[addr]
+
+# %% ../nbs/02_dask.ipynb #c581554c
+@patch
+def hold(self: DaskExecutor, states: list) -> list:
+    "The states as `Held` handles: finished futures are adopted by the keeper of the worker holding each."
+    if isinstance(states[0], Held): return states
+    from distributed import wait
+    wait(states)
+    who, out = self.client.who_has(states), []
+    for f in states:
+        addr = who[f.key][0]
+        self.keeper(addr).adopt([name := uuid.uuid4().hex], [f.key]).result()
+        out.append(Held(addr, name, self.gone[addr]))
+    return out
+
+# %% ../nbs/02_dask.ipynb #e396cb3f
+@patch
+def keep_step(self: DaskExecutor, fn, held: list, *args) -> tuple[list, dict]:
+    "`step` by the keepers: one direct call per worker; the new states stay there, the summed statistics come here."
+    new = [Held(h.addr, uuid.uuid4().hex, self.gone[h.addr]) for h in held]
+    calls = []
+    for addr in dict.fromkeys(h.addr for h in held):
+        ix = [i for i, h in enumerate(held) if h.addr == addr]
+        consts = {a.key: self.values[a.key] if a.key in self.values else a.result() for a in args
+                  if _futures([a]) and a.key not in self.sent[addr]}
+        self.sent[addr] |= set(consts)
+        shipped = tuple(Const(a.key) if _futures([a]) else a for a in args)
+        drop, self.gone[addr][:] = list(self.gone[addr]), []
+        calls.append(self.keeper(addr).step(fn, [held[i].name for i in ix], [new[i].name for i in ix], shipped,
+                                            consts, drop))
+    return new, add_stats(*[c.result() for c in calls])
+
+# %% ../nbs/02_dask.ipynb #3afaefa3
+@patch
+def futures(self: DaskExecutor, states: list) -> list:
+    "Kept states as futures again (each read from its keeper by a task on its worker), for the other verbs."
+    if not states or not isinstance(states[0], Held): return states
+    for addr, names in self.gone.items():
+        if names: self.keeper(addr).drop(list(names)).result(); names.clear()
+    def read(keeper, name):                                # on the keeper's worker: the state it keeps as `name`
+        return keeper.get(name).result()
+    return [self.client.submit(read, self.keeper(h.addr), h.name, workers=[h.addr], pure=False) for h in states]
 
 # %% ../nbs/02_dask.ipynb #e13863e5
 @patch
