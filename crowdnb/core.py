@@ -25,10 +25,10 @@ __all__ = ['prange', 'LEVELS', 'FORMATS', 'DEFAULTS', 'PASS_THROUGH', 'BACKENDS'
            'engine', 'scratch', 'kernel', 'stack_scratch', 'Opt', 'OptionError', 'Placeholder', 'OptionTypeError',
            'as_rng', 'check_choice', 'check_int', 'check_number', 'check_level', 'check_bool', 'blas_threads', 'divide',
            'group_runs', 'shared_data', 'rows_msg', 'parse_answers', 'Judgments', 'sorted_text_codes', 'category_codes',
-           'id_codes', 'concurrently', 'canonical_frame', 'apply_empty', 'codes_from_table', 'detect_format',
-           'read_table', 'csv_lines', 'as_judgments', 'option_owners', 'role_columns', 'is_parquet', 'parquet_table',
-           'table_judgments', 'is_dask_frame', 'frame_backend', 'backend_judgments', 'atomic_write', 'write_csv',
-           'loop_design', 'design_matrix', 'Simulation', 'simulate_crowd']
+           'id_codes', 'n_threads', 'concurrently', 'canonical_frame', 'apply_empty', 'codes_from_table',
+           'detect_format', 'read_table', 'csv_lines', 'as_judgments', 'option_owners', 'role_columns', 'is_parquet',
+           'parquet_table', 'table_judgments', 'is_dask_frame', 'frame_backend', 'backend_judgments', 'atomic_write',
+           'write_csv', 'loop_design', 'design_matrix', 'Simulation', 'simulate_crowd']
 
 # %% ../nbs/00_core.ipynb #d6ab251b
 def show_progress(
@@ -636,6 +636,16 @@ def _duplicated(out: pd.DataFrame, key: list, known: dict = {}) -> np.ndarray:
     dup[order[1:][same]] = dup[order[:-1][same]] = True
     return dup
 
+# %% ../nbs/00_core.ipynb #1e509a1e
+def n_threads() -> int:
+    "Threads crowdnb uses in this process: `CROWDNB_THREADS` when set, else the number of cores."
+    env = os.environ.get("CROWDNB_THREADS", "").strip()
+    if env:
+        if not env.isdigit() or int(env) < 1:
+            raise ValueError(f"CROWDNB_THREADS must be a whole number ≥ 1, not {env!r}")
+        return int(env)
+    return os.cpu_count() or 1
+
 # %% ../nbs/00_core.ipynb #356ec7f4
 _FRONT_POOLS = {}
 
@@ -643,8 +653,7 @@ def concurrently(
     fns: list,  # functions of no argument
 ) -> list:
     "For each of `fns`, a function returning its value (or raising its error); run on `CROWDNB_THREADS` threads."
-    env = os.environ.get("CROWDNB_THREADS", "").strip()
-    n = min(int(env) if env.isdigit() and int(env) >= 1 else os.cpu_count() or 1, len(fns) + 1)
+    n = min(n_threads(), len(fns) + 1)
     if n == 1: return [_settled(f) for f in fns]
     from concurrent.futures import ThreadPoolExecutor
     pool = _FRONT_POOLS.setdefault(n, ThreadPoolExecutor(n, thread_name_prefix="crowdnb-front"))

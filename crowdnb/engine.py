@@ -15,11 +15,11 @@ import pandas as pd
 from fastcore.basics import patch
 from scipy import sparse
 
-from .core import Judgments, check_int, distinct, engine, kernel
+from .core import Judgments, check_int, distinct, engine, kernel, n_threads
 
 # %% auto #0
 __all__ = ['COUNTING_MIN', 'SHARD_MIN', 'Shard', 'unit_blocks', 'first_pair', 'shard_flags', 'stable_order', 'split_units',
-           'ShardJudgments', 'add_stats', 'n_threads', 'Threads']
+           'ShardJudgments', 'add_stats', 'Threads']
 
 # %% ../nbs/01_engine.ipynb #95503f07
 @dataclass
@@ -192,16 +192,6 @@ def _combine(key: str, a, b):
     if key.startswith("max_"): return max(a, b)
     if key.startswith("union_"): return distinct(a, b)
     return a + b
-
-# %% ../nbs/01_engine.ipynb #129da1de
-def n_threads() -> int:
-    "Threads crowdnb uses in this process: `CROWDNB_THREADS` when set, else the number of cores."
-    env = os.environ.get("CROWDNB_THREADS", "").strip()
-    if env:
-        if not env.isdigit() or int(env) < 1:
-            raise ValueError(f"CROWDNB_THREADS must be a whole number ≥ 1, not {env!r}")
-        return int(env)
-    return os.cpu_count() or 1
 
 # %% ../nbs/01_engine.ipynb #ec30f697
 _POOLS = {}
