@@ -148,7 +148,8 @@ def split_units(
     occ = stable_order(pos[rows])
     srows, slab = pos[rows][occ], lab[occ]
     ob = np.searchsorted(srows, jb)
-    count, unique = j.frame["count"].to_numpy(np.int64)[order], j.unique_pairs
+    count = j.frame["count"].to_numpy(np.int64)[order]
+    unique = "dimension" not in j.frame and j.unique_pairs        # known when read from a table; else one pass
     return [_shard(j, order, wcode, count, srows, slab, workers, unique, ub[k:k + 2], jb[k:k + 2], ob[k:k + 2])
             for k in range(len(ub) - 1)]
 
