@@ -21,8 +21,8 @@ from fastcore.meta import delegates
 from scipy import sparse, optimize
 from scipy.special import logsumexp
 
-from .core import (Judgments, as_judgments, as_rng, distinct, check_choice, check_int, check_number, engine, kernel,
-                          progress_bar, scratch)
+from .core import (Judgments, as_judgments, as_rng, distinct, check_choice, check_int, check_number, engine,
+                          kernel, progress_bar, scratch)
 from .engine import Shard, Threads, split_units
 from .model_a import distinct_optima
 
