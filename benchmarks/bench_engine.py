@@ -206,7 +206,9 @@ def ten_million(quick: bool = False):
 def machine_ceiling(quick: bool = False):
     """What this machine gives two threads, whatever the method: the same work twice, on 2 threads at once against
     one after the other (the reference column), for a compute-bound loop (16 independent multiply-add chains, no
-    memory) and a memory-bound one (a sum over 256 MiB). The thread goals are measured against these ceilings."""
+    memory), a memory-bound one (a sum over 256 MiB) and a table-bound one (random rows of a 100 KB table read and
+    added to, as the Dawid-Skene sweep and CrowdTruth's worker sums do). The thread goals are measured against these
+    ceilings."""
     import threading
     try:
         import numba
@@ -226,9 +228,19 @@ def machine_ceiling(quick: bool = False):
         for v in x: t += v
         return t
 
+    @numba.njit(nogil=True)
+    def table(rows, tab, out):   # what the Dawid-Skene sweep does per label: read 5 numbers of a row, add 5 to another
+        for r in rows:
+            for c in range(5): out[r * 5 + c] += tab[r * 5 + c] * 0.5
+
     x = np.ones((2 if quick else 32) * 2**20)
     n = 2_000_000 if quick else 30_000_000
-    jobs = {"compute-bound loop": lambda: alu(n, 0.9999999), "memory-bound sum": lambda: stream(x)}
+    rows = np.random.default_rng(0).integers(0, 2500, (1 if quick else 10) * 10**6).astype(np.int32)
+    tab = np.ones(2500 * 5)                                          # 100 KB, like 500 workers x 5 x 5 numbers
+    outs = {}                                                        # one output table per thread
+    jobs = {"compute-bound loop": lambda: alu(n, 0.9999999), "memory-bound sum": lambda: stream(x),
+            "table-bound loop (random rows of a 100 KB table)":
+                lambda: table(rows, tab, outs.setdefault(threading.get_ident(), np.zeros(tab.size)))}
     out = []
     for name, job in jobs.items():
         job()

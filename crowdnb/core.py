@@ -7,6 +7,7 @@ Docs: https://crowdnb.github.io/crowdnb/core.html.md"""
 # %% ../nbs/00_core.ipynb #bc2166e1
 from __future__ import annotations
 import os
+import threading
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field, InitVar
@@ -25,7 +26,7 @@ __all__ = ['prange', 'LEVELS', 'FORMATS', 'DEFAULTS', 'PASS_THROUGH', 'BACKENDS'
            'engine', 'scratch', 'kernel', 'stack_scratch', 'Opt', 'OptionError', 'Placeholder', 'OptionTypeError',
            'as_rng', 'check_choice', 'check_int', 'check_number', 'check_level', 'check_bool', 'blas_threads', 'divide',
            'group_runs', 'shared_data', 'rows_msg', 'parse_answers', 'Judgments', 'sorted_text_codes', 'category_codes',
-           'id_codes', 'n_threads', 'concurrently', 'canonical_frame', 'apply_empty', 'codes_from_table',
+           'id_codes', 'n_threads', 'thread_pool', 'concurrently', 'canonical_frame', 'apply_empty', 'codes_from_table',
            'detect_format', 'read_table', 'csv_lines', 'as_judgments', 'option_owners', 'role_columns', 'is_parquet',
            'parquet_table', 'table_judgments', 'is_dask_frame', 'frame_backend', 'backend_judgments', 'atomic_write',
            'write_csv', 'loop_design', 'design_matrix', 'Simulation', 'simulate_crowd']
@@ -647,16 +648,26 @@ def n_threads() -> int:
     return os.cpu_count() or 1
 
 # %% ../nbs/00_core.ipynb #356ec7f4
-_FRONT_POOLS = {}
+_POOLS, _POOLS_LOCK = {}, threading.Lock()
 
+def thread_pool(
+    n: int,  # its number of threads
+) -> "ThreadPoolExecutor | None":
+    "The process's pool of `n` threads, made once; None inside one of its threads (nested work runs inline)."
+    if threading.current_thread().name.startswith("crowdnb"): return None
+    from concurrent.futures import ThreadPoolExecutor
+    with _POOLS_LOCK:
+        if n not in _POOLS: _POOLS[n] = ThreadPoolExecutor(n, thread_name_prefix="crowdnb")
+    return _POOLS[n]
+
+# %% ../nbs/00_core.ipynb #6fccca84
 def concurrently(
     fns: list,  # functions of no argument
 ) -> list:
     "For each of `fns`, a function returning its value (or raising its error); run on `CROWDNB_THREADS` threads."
-    n = min(n_threads(), len(fns) + 1)
-    if n == 1: return [_settled(f) for f in fns]
-    from concurrent.futures import ThreadPoolExecutor
-    pool = _FRONT_POOLS.setdefault(n, ThreadPoolExecutor(n, thread_name_prefix="crowdnb-front"))
+    n = n_threads()
+    pool = thread_pool(n) if n > 1 else None
+    if pool is None: return [_settled(f) for f in fns]
     return [f.result for f in [pool.submit(f) for f in fns]]
 
 def _settled(fn):

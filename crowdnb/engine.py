@@ -7,7 +7,6 @@ Docs: https://crowdnb.github.io/crowdnb/engine.html.md"""
 # %% ../nbs/01_engine.ipynb #f3e59166
 from __future__ import annotations
 import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,7 +14,7 @@ import pandas as pd
 from fastcore.basics import patch
 from scipy import sparse
 
-from .core import Judgments, check_int, distinct, engine, kernel, n_threads
+from .core import Judgments, check_int, distinct, engine, kernel, n_threads, thread_pool
 
 # %% auto #0
 __all__ = ['COUNTING_MIN', 'SHARD_MIN', 'Shard', 'unit_blocks', 'first_pair', 'shard_flags', 'stable_order', 'split_units',
@@ -195,8 +194,6 @@ def _combine(key: str, a, b):
     return a + b
 
 # %% ../nbs/01_engine.ipynb #ec30f697
-_POOLS = {}
-
 class Threads:
     "Executor: shards held in this process, functions mapped over them on a pool of threads."
     def __init__(self, n: int | None = None):  # threads; None: `n_threads()`
@@ -214,9 +211,9 @@ class Threads:
 @patch
 def map(self: Threads, fn, states: list, *args) -> list:
     "`fn(state, *args)` for every shard's state, in order."
-    if self.n == 1 or len(states) <= 1: return [fn(s, *args) for s in states]
-    if self.n not in _POOLS: _POOLS[self.n] = ThreadPoolExecutor(self.n, thread_name_prefix="crowdnb")
-    return list(_POOLS[self.n].map(lambda s: fn(s, *args), states))
+    pool = thread_pool(self.n) if self.n > 1 and len(states) > 1 else None
+    if pool is None: return [fn(s, *args) for s in states]
+    return list(pool.map(lambda s: fn(s, *args), states))
 
 # %% ../nbs/01_engine.ipynb #f2c3e234
 @patch

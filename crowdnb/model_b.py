@@ -85,7 +85,9 @@ class Patterns:
 
     def per_item(self, post, gamma) -> np.ndarray:
         "Per-item rows of a per-pattern array `post`; items nobody annotated (inverse -1) get the prior `gamma`."
-        return post if self.inverse is None else np.vstack([post, gamma])[self.inverse]
+        inv = self.inverse
+        if inv is None or (len(inv) == len(post) and np.array_equal(inv, np.arange(len(inv)))): return post
+        return np.vstack([post, gamma])[inv]
 
     def __repr__(self):
         return (f"Patterns({self.n_patterns} distinct patterns of {self.n_items:g} items, "
@@ -215,8 +217,11 @@ def patterns_of(
         code = np.full((n_units, n_workers), -1, np.int64)
         code[it, an] = lab
         return patterns_from_codes(code, None, n_workers, vals)
-    # repeats add up
-    onehot = sparse.csr_matrix((np.ones(len(it)), (it, an * m + lab)), shape=(n_units, n_workers * m))
+    shape, col = (n_units, n_workers * m), an * m + lab
+    if one_each and np.all(it[1:] >= it[:-1]):   # in unit order, as a shard holds them: the rows as they come, no sort
+        indptr = np.r_[0, np.cumsum(np.bincount(it, minlength=n_units))]
+        onehot = sparse.csr_matrix((np.ones(len(it)), col, indptr), shape=shape)
+    else: onehot = sparse.csr_matrix((np.ones(len(it)), (it, col)), shape=shape)   # repeats add up
     return Patterns(onehot, np.ones(n_units), n_workers, vals, np.arange(n_units), None)
 
 # %% ../nbs/31_model_b.ipynb #618cd862
@@ -646,9 +651,11 @@ def _sweep(classes,  # a tuple of M zeros: its length, the number of classes, is
            acc,  # out, zeros (S, M + 2): Σ count·posterior (eq. 48), log L, impossible flag
            post):  # out: posteriors (P, S, M), or (0, S, M) to skip them
     S, M = gam.shape[0], len(classes)                     # M known when compiling: loops over classes unrolled
-    sc = scratch(classes)                                  # on the stack: its entries stay in registers
+    sc, g = scratch(classes), scratch(classes)             # on the stack: their entries stay in registers
+    keep = len(post) > 0
     for s in range(S):                                     # each start sweeps the patterns once
         prod, ll = 1.0, 0.0                                # prod: likelihoods not yet logged
+        for c in range(M): g[c] = 0.0                      # eq. 48's sums, added to `acc` at the end
         for i in range(len(counts)):
             a, b = indptr[i], indptr[i + 1]
             for c in range(M): sc[c] = gam[s, c]           # eq. 33, in linear space: no exp
@@ -673,12 +680,13 @@ def _sweep(classes,  # a tuple of M zeros: its length, the number of classes, is
                 if prod < 1e-200: ll += np.log(prod); prod = 1.0
             else: ll += counts[i] * np.log(tot)
             f = counts[i] / tot
-            for c in range(M):
-                if len(post): post[i, s, c] = sc[c] / tot   # eq. 37
-                sc[c] *= f; acc[s, c] += sc[c]
+            if keep:
+                for c in range(M): post[i, s, c] = sc[c] / tot   # eq. 37
+            for c in range(M): sc[c] *= f; g[c] += sc[c]
             for k in range(a, b):                           # eq. 50's numerators: scatter
                 r = (indices[k] * S + s) * M
                 for c in range(M): N[r + c] += sc[c]
+        for c in range(M): acc[s, c] += g[c]
         acc[s, M] += ll + np.log(prod)
 
 # %% ../nbs/31_model_b.ipynb #12a3bf6a
