@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 from fastcore.meta import delegates
 from fastcore.basics import patch
-from scipy import linalg, optimize, sparse
+from scipy import linalg, sparse
 from scipy.sparse import linalg as sla
 from scipy.special import digamma, expit, log_expit, logsumexp
 
@@ -605,6 +605,7 @@ class GLAD(Aggregator):
 # %% ../nbs/32_aggregation.ipynb #c20ee4be
 def glad_m_step(ex, states, alpha, b, n_labels: int, opts) -> tuple:
     "GLAD's M step: maximise Q + log priors over (α, b) by scipy (`opts`: the estimator's settings); (α, b, Q)."
+    from scipy import optimize   # imported on use: start-up stays fast
     W = len(alpha)
     def negq(z):
         s = ex.sum(glad_q, states, z[:W], z[W:], n_labels, W)

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from fastcore.basics import patch
 from fastcore.meta import delegates
-from scipy import sparse, stats
+from scipy import sparse
 
 from .core import Judgments, as_judgments, as_rng, check_choice, check_int, check_number, progress_bar
 from .core import Opt, OptionError
@@ -249,6 +249,7 @@ def _terms(p: _Prep, pe: float, est: float, pe_i=None) -> np.ndarray:
 # %% ../nbs/22_chance.ipynb #801408ea
 def _t_summary(est: float, se: float, df: int, ci: float) -> tuple[float, float, float]:
     "Two-sided p-value and t confidence interval (upper end capped at 1) of an estimate, as irrCAC reports them."
+    from scipy import stats   # imported on use: start-up stays fast
     if se > 0:
         p_value = float(2 * stats.t.sf(abs(est / se), df))
         half = float(stats.t.ppf((1 + ci) / 2, df) * se)

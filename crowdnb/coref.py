@@ -16,7 +16,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from scipy import sparse
-from scipy.optimize import linear_sum_assignment
 
 from .core import Opt, OptionError
 from .core import check_bool, check_choice, divide
@@ -475,6 +474,7 @@ def _ceaf_blocks(a: Alignment):
 # %% ../nbs/40_coref.ipynb #0ab31b22
 def _best_alignment(li, lj, sims, shape):
     "Total similarity of the optimal one-to-one alignment of one document's block, for each similarity in `sims`."
+    from scipy.optimize import linear_sum_assignment   # imported on use: start-up stays fast
     out = []
     for s in sims:
         sim = np.zeros(shape)

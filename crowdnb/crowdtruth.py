@@ -112,22 +112,6 @@ class CrowdIndex:
         self.n_per_unit = np.bincount(self.unit, minlength=self.n_units)
         self.n_per_worker = np.bincount(self.worker, minlength=self.n_workers)
 
-    @cached_property
-    def e_pos(self): return np.repeat(np.arange(self.V.shape[0]), np.diff(self.V.indptr))  # by position, annotation
-    @cached_property
-    def e_lab(self): return self.V.indices.astype(np.int64)
-    @cached_property
-    def e_unit(self): return self.unit[self.e_pos]
-    @cached_property
-    def e_worker(self): return self.worker[self.e_pos]
-    @cached_property
-    def cells(self):                                             # cells: by unit, then annotation
-        keys, e_cell = np.unique(self.e_unit.astype(np.int64) * self.n_labels + self.e_lab, return_inverse=True)
-        return keys // self.n_labels, keys % self.n_labels, e_cell
-    e_cell = property(lambda self: self.cells[2])
-    c_unit = property(lambda self: self.cells[0])
-    c_lab = property(lambda self: self.cells[1])
-
 # %% ../nbs/10_crowdtruth.ipynb #84974fdf
 @patch
 def _once(self: CrowdIndex, name: str, make):
@@ -135,6 +119,27 @@ def _once(self: CrowdIndex, name: str, make):
     d = self.__dict__
     if name not in d: d[name] = make()
     return d[name]
+
+# %% ../nbs/10_crowdtruth.ipynb #8f0f4034
+@patch(as_prop=True)
+def e_pos(self: CrowdIndex):
+    return self._once("e_pos", lambda: np.repeat(np.arange(self.V.shape[0]), np.diff(self.V.indptr)))
+@patch(as_prop=True)
+def e_lab(self: CrowdIndex): return self._once("e_lab", lambda: self.V.indices.astype(np.int64))
+@patch(as_prop=True)
+def e_unit(self: CrowdIndex): return self._once("e_unit", lambda: self.unit[self.e_pos])
+@patch(as_prop=True)
+def e_worker(self: CrowdIndex): return self._once("e_worker", lambda: self.worker[self.e_pos])
+@patch(as_prop=True)
+def cells(self: CrowdIndex):
+    "(unit, annotation) of each cell, and each entry's cell."
+    def make():
+        keys, e_cell = np.unique(self.e_unit.astype(np.int64) * self.n_labels + self.e_lab, return_inverse=True)
+        return keys // self.n_labels, keys % self.n_labels, e_cell
+    return self._once("cells", make)
+CrowdIndex.e_cell = property(lambda self: self.cells[2])
+CrowdIndex.c_unit = property(lambda self: self.cells[0])
+CrowdIndex.c_lab = property(lambda self: self.cells[1])
 
 # %% ../nbs/10_crowdtruth.ipynb #c671dc14
 @patch(as_prop=True)

@@ -143,9 +143,12 @@ def split_units(
     ub = unit_blocks(np.bincount(j.unit_code, minlength=j.n_units), n)
     jb = np.searchsorted(j.unit_code[order], ub)
     rows, lab = j.label_codes()
-    pos = np.empty(j.n_judgments, np.int64); pos[order] = np.arange(j.n_judgments)
-    occ = stable_order(pos[rows])
-    srows, slab = pos[rows][occ], lab[occ]
+    if len(rows) == j.n_judgments and bool((rows[1:] > rows[:-1]).all()):   # one label each: rows are 0 .. n - 1
+        srows, slab = np.arange(j.n_judgments), lab[order]
+    else:                                                                    # occurrences in judgment position order
+        pos = np.empty(j.n_judgments, np.int64); pos[order] = np.arange(j.n_judgments)
+        occ = stable_order(pos[rows])
+        srows, slab = pos[rows][occ], lab[occ]
     ob = np.searchsorted(srows, jb)
     count = j.frame["count"].to_numpy(np.int64)[order]
     unique = "dimension" not in j.frame and j.unique_pairs        # known when read from a table; else one pass

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from fastcore.basics import patch
 from fastcore.meta import delegates
-from scipy import optimize, special, stats
+from scipy import special
 
 from .core import (Judgments, as_judgments, as_rng, check_choice, check_int, check_number, progress_bar,
                           loop_design, design_matrix, group_runs)
@@ -552,6 +552,7 @@ def _check_fit_options(method, optimizer, n_starts, seed, max_iter, tol, prior):
 def _fit_prepared(prep, method="map", optimizer="multistart", n_starts=20, seed=None, progress=None, max_iter=100,
                   tol=1e-3, prior=(2.0, 1.0)) -> pd.DataFrame:
     "Multi-start ML/MAP on prepared counts: the table of distinct optima (best first)."
+    from scipy import optimize   # imported on use: start-up stays fast
     a, b = _check_fit_options(method, optimizer, n_starts, seed, max_iter, tol, prior)
     n, rng = len(prep.t.annotators), as_rng(seed)
     def neg(x, grad=True):                       # the negative objective, and its gradient when `grad`

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from fastcore.basics import patch
 from fastcore.meta import delegates
-from scipy import sparse, optimize
+from scipy import sparse
 from scipy.special import logsumexp
 
 from .core import (Judgments, as_judgments, as_rng, distinct, check_choice, check_int, check_number, engine,
@@ -502,6 +502,7 @@ def best_permutation(
     weighted: bool = False,  # maximise Σθ (eq. 55, weighted by γ) instead of F (eq. 56)
 ) -> np.ndarray:
     "π* maximising F(π) (eq. 56) by the assignment problem; `weighted=True`: Σθ (eq. 55, needs a ModelBParams)."
+    from scipy import optimize   # imported on use: start-up stays fast
     lam = as_lam(model_or_lam)
     score = lam.sum(axis=0).T                     # score[i, j] = Σ_k λ^(k)_{i|j}
     if weighted:
@@ -526,6 +527,7 @@ def informative_permutation(
     model: ModelBParams,  # a solution (γ, Λ)
 ) -> np.ndarray:
     "π maximising Σ_k I_k Σ_i λ^(k)_{i|π(i)}: π* (eq. 56) with each annotator weighted by their informativeness."
+    from scipy import optimize
     score = np.einsum("k,kji->ij", informativeness(model), model.lam)
     rows, cols = optimize.linear_sum_assignment(score, maximize=True)
     return cols[np.argsort(rows)]
@@ -1158,6 +1160,7 @@ def anneal(
     **kwargs,  # input options of `as_judgments` when `data` is a long table or a CSV path
 ) -> EMResult:
     "Low-level: maximise log L (+ log prior) over softmax logits with `scipy.optimize.dual_annealing`; EM-polish."
+    from scipy import optimize
     bound, max_iter = check_number("bound", bound, low=0, low_open=True), check_int("max_iter", max_iter)
     rng = as_rng(seed)
     p = as_patterns(data, missing, labels, n_annotators, **kwargs)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from fastcore.meta import delegates
-from scipy import linalg, optimize, sparse, stats
+from scipy import linalg, sparse
 
 from .core import Opt, OptionError, blas_threads
 from .core import Judgments, as_judgments, check_choice, check_int, check_number, engine, kernel, prange
@@ -70,6 +70,7 @@ def icc_f_tests(
     df_two: float,  # residual degrees of freedom of the two-way layout, (n-1)(k-1) when complete
 ) -> tuple:
     "Low-level: F ratio, df1, df2 and p-value of each of the six forms (H0: ICC = 0)."
+    from scipy import stats   # imported on use: start-up stays fast
     with np.errstate(divide="ignore", invalid="ignore"):
         f1, f3 = ms["BMS"] / ms["WMS"], ms["BMS"] / ms["EMS"]
     F, df2 = np.array([f1, f3, f3, f1, f3, f3]), np.array([df_one, df_two, df_two] * 2, float)
@@ -78,6 +79,7 @@ def icc_f_tests(
 # %% ../nbs/23_ratings.ipynb #7ce84f66
 def _bounds_one_three(F, df1, df2, k, q):
     "Interval bounds of a one-way (case 1) or fixed-rater (case 3) ICC: single rating, then mean of k."
+    from scipy import stats
     with np.errstate(divide="ignore", invalid="ignore"):
         lo, hi = F / stats.f.ppf(q, df1, df2), F * stats.f.ppf(q, df2, df1)
         return (lo - 1) / (lo + k - 1), (hi - 1) / (hi + k - 1), 1 - 1 / lo, 1 - 1 / hi
@@ -85,6 +87,7 @@ def _bounds_one_three(F, df1, df2, k, q):
 # %% ../nbs/23_ratings.ipynb #0ae3d203
 def _bounds_two(ms, n, k, icc2, df1, df2, q):
     "Satterthwaite interval of ICC2 and, by Spearman-Brown, of ICC2k."
+    from scipy import stats
     b, j, e = ms["BMS"], ms["JMS"], ms["EMS"]
     with np.errstate(divide="ignore", invalid="ignore"):
         fj, a = j / e, n * (1 + (k - 1) * icc2) - k * icc2
@@ -309,6 +312,7 @@ def reml_components(
     d: RatingDesign,  # from `rating_design`
 ) -> pd.Series:
     "Low-level: REML variance components of the two-way random model (s2a, s2b, s2e) and the one-way model (s2a1, s2w)."
+    from scipy import optimize   # imported on use: start-up stays fast
     with blas_threads(1):
         f1 = lambda t: reml_one_way(d, np.exp(-t[0]))[0]
         t1 = _newton(f1, [optimize.minimize_scalar(lambda t: f1([t]), bounds=(-25, 15), method="bounded").x])[0]

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from fastcore.basics import patch
-from scipy import optimize, sparse
+from scipy import sparse
 
 from .core import Judgments, as_judgments, as_rng, check_choice, check_int, divide, progress_bar, read_table
 
@@ -1324,6 +1324,7 @@ def best_alignment(
     delta: float = 1.0,  # Δ∅, the dissimilarity of a unit and an empty one
 ) -> tuple[np.ndarray, float]:
     "Low-level: the best alignment (rows of unit ids, -1 empty) and its disorder, solved exactly as a set partitioning."
+    from scipy import optimize   # imported on use: start-up stays fast
     T, cost = _tuples(d, a, s, e, c, n, delta)
     rows, cols = np.nonzero(T >= 0)
     A_ = sparse.csr_matrix((np.ones(len(rows)), (T[rows, cols], rows)), shape=(len(s), len(T)))

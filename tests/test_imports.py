@@ -82,3 +82,12 @@ def test_the_walk_sees_what_it_checks(tmp_path, monkeypatch):
     monkeypatch.setattr(__import__(__name__), "MODULES", ["a", "b"])
     with pytest.raises(AssertionError, match="a.py:1 takes _hidden from b"): test_no_private_name_crosses_a_module()
     with pytest.raises(AssertionError, match="import circle"): test_import_graph_has_no_circle()
+
+
+def test_cli_start_up_leaves_heavy_modules_unloaded():
+    "Importing the CLI (every `crowdnb` call does) loads neither scipy.stats, scipy.optimize nor numba (CONTRIBUTING)."
+    import subprocess, sys
+    code = ("import sys, crowdnb.cli; "
+            "print(sorted(m for m in ('scipy.stats', 'scipy.optimize', 'numba', 'dask') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
