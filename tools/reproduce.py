@@ -24,8 +24,18 @@ def cpu_seconds() -> float:
     return sum(r.ru_utime + r.ru_stime for r in map(resource.getrusage, (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)))
 
 
-def execute_one(copy: str) -> tuple:
-    "Execute the notebook copy in place, from nbs/ (as in tests); (ok, seconds, CPU seconds of its process)."
+# CPU seconds of each notebook's full run (measured on 2 cores): the pool starts the longest first, so that its
+# processes finish together. A notebook not listed counts as 10 s; the times of the last run in --out win when present.
+COST = {"60_report": 75, "51_rzhetsky2009_model_b": 45, "90_cli": 40, "index": 35, "02_dask": 25,
+        "50_rzhetsky2009": 25, "32_aggregation": 15, "30_model_a": 13, "00_core": 12, "23_ratings": 12, "21_trust": 12,
+        "41_humeval": 11, "31_model_b": 11, "10_crowdtruth": 10, "20_agreement": 9}
+TIMES = "times.json"   # in the executed folder: {notebook name: CPU seconds} of the last run
+
+
+def execute_one(copy: str, processed: str = "") -> tuple:
+    """Execute the notebook copy in place, from nbs/ (as in tests); then, when `processed` names a folder, run nbdev's
+    documentation processors on it there for the site (while this process has crowdnb imported, and while the other
+    processes still run notebooks). (ok, seconds, CPU seconds of its process)."""
     from nbdev.test import test_nb
     os.environ.setdefault("MPLBACKEND", "Agg")
     os.environ["CROWDNB_PROGRESS"] = "0"      # crowdnb's progress=None default: no bars in stored outputs
@@ -33,7 +43,19 @@ def execute_one(copy: str) -> tuple:
     os.chdir(ROOT / "nbs")
     try: ok, _ = test_nb(copy, skip_flags=[], force_flags=["slow"], save=True, showerr=True, cell_timeout=3600)
     except Exception: traceback.print_exc(); ok = False
-    return ok, time.time() - t0, cpu_seconds()
+    secs, cpu = time.time() - t0, cpu_seconds()
+    if processed:
+        os.chdir(ROOT)
+        from tools.site.proc import cache_toml, process
+        cache_toml(); process(Path(copy), Path(processed))
+    return ok, secs, cpu
+
+
+def longest_first(nbs: list, exe: Path) -> list:
+    "`nbs` in the order the pool should start them: longest (by the last run, else by `COST`) first."
+    try: last = json.loads((exe / TIMES).read_text())
+    except (OSError, ValueError): last = {}
+    return sorted(nbs, key=lambda p: -float(last.get(p.name, COST.get(p.stem, 10))))
 
 
 def save_outputs(nb: Path, copy: Path):
@@ -50,6 +72,8 @@ def run(out: Path, only: str = "", save: bool = False, jobs: int | None = None) 
     jobs = max(1, jobs or os.cpu_count() or 1)
     nbs = sorted(p for p in (ROOT / "nbs").glob("*.ipynb") if only in p.name and not p.name.startswith("_"))
     exe = out / "executed"; exe.mkdir(parents=True, exist_ok=True)
+    proc = exe / "processed"                          # nbdev-processed copies for the site, made by the workers
+    shutil.rmtree(proc, ignore_errors=True); proc.mkdir()
     for old in exe.glob("*.ipynb"): old.unlink()
     for nb in nbs: shutil.copy(nb, exe / nb.name)
     done, t_all, started = {}, time.time(), time.strftime("%Y-%m-%d %H:%M")
@@ -58,7 +82,7 @@ def run(out: Path, only: str = "", save: bool = False, jobs: int | None = None) 
     from tools.reproduce import execute_one as one     # by its module's name, which a fresh process can import
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=min(jobs, len(nbs) or 1), mp_context=ctx, max_tasks_per_child=1) as pool:
-        futures = {pool.submit(one, str(exe / nb.name)): nb for nb in nbs}
+        futures = {pool.submit(one, str(exe / nb.name), str(proc)): nb for nb in longest_first(nbs, exe)}
         for f in as_completed(futures):
             nb = futures[f]
             try: ok, secs, cpu = f.result()
@@ -67,12 +91,15 @@ def run(out: Path, only: str = "", save: bool = False, jobs: int | None = None) 
             done[nb.name] = (nb.name, ok, secs, cpu)
             print(f"  {nb.name}: {'ok' if ok else 'FAILED'} in {secs:.1f}s (CPU {cpu:.1f}s)", flush=True)
     report = [done[nb.name] for nb in nbs]            # in notebook order, whatever order they finished in
+    if not only:
+        (exe / TIMES).write_text(json.dumps({n: round(cpu, 1) for n, ok, secs, cpu in report if ok}, indent=1) + "\n")
     failed = [n for n, ok, *_ in report if not ok]
     print(f"executed {len(nbs)} notebooks in {time.time() - t_all:.0f} s (CPU {sum(r[3] for r in report):.0f} s in "
           f"the notebooks' processes); building the site ...", flush=True)
     t_site, cpu_site = time.time(), cpu_seconds()
     from tools.site.build import build
-    build(out, exe, report=report, source_label=f"notebooks executed in a run started {started}", workers=jobs)
+    build(out, exe, report=report, source_label=f"notebooks executed in a run started {started}", workers=jobs,
+          processed=proc)
     print(f"site built in {time.time() - t_site:.0f} s (CPU {cpu_seconds() - cpu_site:.0f} s)", flush=True)
     print(f"\nsite: open {(out / 'index.html').resolve()} in a browser (it reads offline)")
     if failed: print(f"FAILED notebooks: {', '.join(failed)}"); return 1
