@@ -30,6 +30,10 @@ COST = {"60_report": 75, "51_rzhetsky2009_model_b": 45, "90_cli": 40, "index": 3
         "50_rzhetsky2009": 25, "32_aggregation": 15, "30_model_a": 13, "00_core": 12, "23_ratings": 12, "21_trust": 12,
         "41_humeval": 11, "31_model_b": 11, "10_crowdtruth": 10, "20_agreement": 9}
 TIMES = "times.json"   # in the executed folder: {notebook name: CPU seconds} of the last run
+# imported once by the pool's fork server, before it forks each notebook's fresh process: every notebook needs them,
+# and importing them took each process about 4 s of CPU (a forked process starts with them in memory)
+PRELOAD = ["tools.reproduce", "nbdev.test", "tools.site.proc", "nbdev.processors", "numpy", "pandas", "scipy.stats",
+           "matplotlib.pyplot", "matplotlib_inline.backend_inline", "numba", "crowdnb.core", "crowdnb.agreement"]
 
 
 def execute_one(copy: str, processed: str = "") -> tuple:
@@ -78,9 +82,12 @@ def run(out: Path, only: str = "", save: bool = False, jobs: int | None = None) 
     for nb in nbs: shutil.copy(nb, exe / nb.name)
     done, t_all, started = {}, time.time(), time.strftime("%Y-%m-%d %H:%M")
     print(f"executing {len(nbs)} notebooks in {min(jobs, len(nbs) or 1)} processes ...", flush=True)
-    # a fresh process per notebook: execnb's shell takes over the process's __main__, so a process is not reused
+    # a fresh process per notebook: execnb's shell takes over the process's __main__, so a process is not reused;
+    # each is forked by a fork server (one process, no threads) that imported PRELOAD once
     from tools.reproduce import execute_one as one     # by its module's name, which a fresh process can import
-    ctx = multiprocessing.get_context("spawn")
+    os.environ.setdefault("MPLBACKEND", "Agg"); os.environ["CROWDNB_PROGRESS"] = "0"   # before the server starts
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(PRELOAD)
     with ProcessPoolExecutor(max_workers=min(jobs, len(nbs) or 1), mp_context=ctx, max_tasks_per_child=1) as pool:
         futures = {pool.submit(one, str(exe / nb.name), str(proc)): nb for nb in longest_first(nbs, exe)}
         for f in as_completed(futures):
