@@ -2,9 +2,10 @@
 
 No Quarto needed: notebooks are executed with nbdev's runner (execnb) on copies in _site/executed/, with
 `CROWDNB_PROGRESS=0` (no progress bars in the outputs), in a pool of worker processes (one per core by default,
-`--jobs N` to change it; each notebook in a process of its own, from nbs/, writing only its own copy and its own
-temporary folders), then the site is built from those executed copies by tools/site/build.py (nbdev's
-processors, sidebar, table of contents, local MathJax; see that file). A page "Reproduction run" lists each
+`--jobs N` to change it; each notebook in a fresh process of its own, forked by a fork server that imported the common
+modules once, from nbs/, writing only its own copy and its own temporary folders; the longest notebooks start first),
+each process then runs nbdev's processors on its notebook, and the site is built from those copies by
+tools/site/build.py (sidebar, table of contents, local MathJax; see that file). A page "Reproduction run" lists each
 notebook's status and time. Stops with exit status 1 if any notebook fails (the site is still written, with the
 failing notebook's error on its page).
 Usage: python tools/reproduce.py [--out _site] [--only WORD] [--save] [--jobs N]   (--save: write outputs back into nbs/)
@@ -24,22 +25,22 @@ def cpu_seconds() -> float:
     return sum(r.ru_utime + r.ru_stime for r in map(resource.getrusage, (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)))
 
 
-# CPU seconds of each notebook's full run (measured on 2 cores): the pool starts the longest first, so that its
-# processes finish together. A notebook not listed counts as 10 s; the times of the last run in --out win when present.
-COST = {"60_report": 75, "51_rzhetsky2009_model_b": 45, "90_cli": 40, "index": 35, "02_dask": 25,
-        "50_rzhetsky2009": 25, "32_aggregation": 15, "30_model_a": 13, "00_core": 12, "23_ratings": 12, "21_trust": 12,
-        "41_humeval": 11, "31_model_b": 11, "10_crowdtruth": 10, "20_agreement": 9}
-TIMES = "times.json"   # in the executed folder: {notebook name: CPU seconds} of the last run
+# CPU seconds of each notebook's full run (measured on 2 cores, kernels cached): the pool starts the longest first, so that its
+# processes finish together. A notebook not listed counts as 5 s; the times of the last run in --out win when present.
+COST = {"60_report": 50, "90_cli": 24, "index": 22, "51_rzhetsky2009_model_b": 26, "50_rzhetsky2009": 27,
+        "02_dask": 22, "32_aggregation": 16, "41_humeval": 10, "31_model_b": 7, "21_trust": 7, "30_model_a": 7}
+TIMES = "times.json"   # in the executed folder: {notebook name: CPU seconds, site processing included} of the last run
 # imported once by the pool's fork server, before it forks each notebook's fresh process: every notebook needs them,
 # and importing them took each process about 4 s of CPU (a forked process starts with them in memory)
 PRELOAD = ["tools.reproduce", "nbdev.test", "tools.site.proc", "nbdev.processors", "numpy", "pandas", "scipy.stats",
-           "matplotlib.pyplot", "matplotlib_inline.backend_inline", "numba", "crowdnb.core", "crowdnb.agreement"]
+           "matplotlib.pyplot", "matplotlib_inline.backend_inline", "numba", "crowdnb.core", "crowdnb.agreement",
+           "jsonschema"]   # jsonschema: about 4 s (rfc3987-syntax builds its grammars), in any process with nbformat
 
 
 def execute_one(copy: str, processed: str = "") -> tuple:
     """Execute the notebook copy in place, from nbs/ (as in tests); then, when `processed` names a folder, run nbdev's
     documentation processors on it there for the site (while this process has crowdnb imported, and while the other
-    processes still run notebooks). (ok, seconds, CPU seconds of its process)."""
+    processes still run notebooks). (ok, seconds, CPU seconds of its process, CPU seconds of the processing)."""
     from nbdev.test import test_nb
     os.environ.setdefault("MPLBACKEND", "Agg")
     os.environ["CROWDNB_PROGRESS"] = "0"      # crowdnb's progress=None default: no bars in stored outputs
@@ -52,14 +53,14 @@ def execute_one(copy: str, processed: str = "") -> tuple:
         os.chdir(ROOT)
         from tools.site.proc import cache_toml, process
         cache_toml(); process(Path(copy), Path(processed))
-    return ok, secs, cpu
+    return ok, secs, cpu, cpu_seconds() - cpu
 
 
 def longest_first(nbs: list, exe: Path) -> list:
     "`nbs` in the order the pool should start them: longest (by the last run, else by `COST`) first."
     try: last = json.loads((exe / TIMES).read_text())
     except (OSError, ValueError): last = {}
-    return sorted(nbs, key=lambda p: -float(last.get(p.name, COST.get(p.stem, 10))))
+    return sorted(nbs, key=lambda p: -float(last.get(p.name, COST.get(p.stem, 5))))
 
 
 def save_outputs(nb: Path, copy: Path):
@@ -80,7 +81,7 @@ def run(out: Path, only: str = "", save: bool = False, jobs: int | None = None) 
     shutil.rmtree(proc, ignore_errors=True); proc.mkdir()
     for old in exe.glob("*.ipynb"): old.unlink()
     for nb in nbs: shutil.copy(nb, exe / nb.name)
-    done, t_all, started = {}, time.time(), time.strftime("%Y-%m-%d %H:%M")
+    done, t_all, started, cpu_site, cost = {}, time.time(), time.strftime("%Y-%m-%d %H:%M"), 0.0, {}
     print(f"executing {len(nbs)} notebooks in {min(jobs, len(nbs) or 1)} processes ...", flush=True)
     # a fresh process per notebook: execnb's shell takes over the process's __main__, so a process is not reused;
     # each is forked by a fork server (one process, no threads) that imported PRELOAD once
@@ -92,17 +93,20 @@ def run(out: Path, only: str = "", save: bool = False, jobs: int | None = None) 
         futures = {pool.submit(one, str(exe / nb.name), str(proc)): nb for nb in longest_first(nbs, exe)}
         for f in as_completed(futures):
             nb = futures[f]
-            try: ok, secs, cpu = f.result()
-            except Exception: traceback.print_exc(); ok, secs, cpu = False, 0.0, 0.0   # the worker process died
+            try: ok, secs, cpu, cpu_proc = f.result()
+            except Exception: traceback.print_exc(); ok, secs, cpu, cpu_proc = False, 0.0, 0.0, 0.0   # the worker died
             if ok and save: save_outputs(nb, exe / nb.name)
             done[nb.name] = (nb.name, ok, secs, cpu)
-            print(f"  {nb.name}: {'ok' if ok else 'FAILED'} in {secs:.1f}s (CPU {cpu:.1f}s)", flush=True)
+            cpu_site += cpu_proc; cost[nb.name] = round(cpu + cpu_proc, 1)
+            print(f"  {nb.name}: {'ok' if ok else 'FAILED'} in {secs:.1f}s (CPU {cpu:.1f}s; then {cpu_proc:.1f}s CPU "
+                  f"processing it for the site)", flush=True)
     report = [done[nb.name] for nb in nbs]            # in notebook order, whatever order they finished in
     if not only:
-        (exe / TIMES).write_text(json.dumps({n: round(cpu, 1) for n, ok, secs, cpu in report if ok}, indent=1) + "\n")
+        (exe / TIMES).write_text(json.dumps({n: cost[n] for n, ok, *_ in report if ok}, indent=1) + "\n")
     failed = [n for n, ok, *_ in report if not ok]
     print(f"executed {len(nbs)} notebooks in {time.time() - t_all:.0f} s (CPU {sum(r[3] for r in report):.0f} s in "
-          f"the notebooks' processes); building the site ...", flush=True)
+          f"the notebooks' processes, and {cpu_site:.0f} s processing them for the site); building the site ...",
+          flush=True)
     t_site, cpu_site = time.time(), cpu_seconds()
     from tools.site.build import build
     build(out, exe, report=report, source_label=f"notebooks executed in a run started {started}", workers=jobs,
