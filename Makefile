@@ -25,9 +25,8 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
-# nbdev-export, but an unchanged module keeps its modification time: numba's kernel cache is keyed on it
 export: $(STAMP)
-	$(BIN)/python tools/export.py
+	$(BIN)/nbdev-export
 
 # notebooks run with CROWDNB_PROGRESS=0: no progress bars in their outputs
 reproduce: $(STAMP) export
