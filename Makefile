@@ -11,11 +11,16 @@ help:
 	@echo "make test       - install if needed, run the whole test suite with pytest"
 	@echo "make site       - build _site/ from the outputs stored in the notebooks (no execution, about a minute)"
 
-# (re)install when .venv is missing or pyproject.toml changed since the last install
+# (re)install when .venv is missing or pyproject.toml changed since the last install: a pyproject.toml that is only
+# newer (a checkout, a merge) but has the text installed last time (kept in .venv/.installed-pyproject.toml) is not
+PYPROJECT_DONE := $(VENV)/.installed-pyproject.toml
 $(STAMP): pyproject.toml
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	@if test -x $(BIN)/python && cmp -s pyproject.toml $(PYPROJECT_DONE); then \
+	  echo "pyproject.toml is as installed: no reinstall"; else \
+	  test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) && \
+	  $(BIN)/python -m pip install --quiet --upgrade pip && \
+	  $(BIN)/python -m pip install --quiet -e ".[dev]" && \
+	  cp pyproject.toml $(PYPROJECT_DONE); fi
 	@touch $(STAMP)
 
 venv: $(STAMP)

@@ -7,6 +7,7 @@ Docs: https://crowdnb.github.io/crowdnb/render.html.md"""
 # %% ../nbs/61_render.ipynb #9406e5d1
 from __future__ import annotations
 import base64
+import functools
 import html
 import re
 from dataclasses import dataclass, field
@@ -64,6 +65,15 @@ def escape_markdown(
     return re.sub(r"([!-/:-@\[-`{-~])", r"\\\1", str(text))
 
 # %% ../nbs/61_render.ipynb #f86475cd
+@functools.lru_cache(maxsize=None)
+def _pygments(lang: str) -> tuple:
+    "(lexer, HTML formatter) of `lang`, made once: Pygments takes about a millisecond to build each."
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import TextLexer, get_lexer_by_name
+    try: lexer = get_lexer_by_name(lang)
+    except Exception: lexer = TextLexer()
+    return lexer, HtmlFormatter(nowrap=True)
+
 def highlight(
     code: str,  # source code
     lang: str = "python",  # a Pygments lexer name; unknown names are shown as plain text
@@ -71,11 +81,7 @@ def highlight(
 ) -> str:
     "`code` as a highlighted `<pre class=\"highlight\">` block."
     from pygments import highlight as pyg
-    from pygments.formatters import HtmlFormatter
-    from pygments.lexers import TextLexer, get_lexer_by_name
-    try: lexer = get_lexer_by_name(lang or "text")
-    except Exception: lexer = TextLexer()
-    return f'<pre class="highlight"><code>{pyg(code, lexer, HtmlFormatter(nowrap=True))}</code></pre>'
+    return f'<pre class="highlight"><code>{pyg(code, *_pygments(lang or "text"))}</code></pre>'
 
 # %% ../nbs/61_render.ipynb #6cf000d3
 def _tex(display: bool):

@@ -147,17 +147,23 @@ def process_all(nbs, out_dir: Path, workers: int = 2):
         if p.returncode: print(f"warning: nbdev processing exited with {p.returncode}: {err[-2000:]}", file=sys.stderr)
 
 
-def load_pages(nbs_dir: Path, only=None, workers: int = 2):
+def load_pages(nbs_dir: Path, only=None, workers: int = 2, processed: Path | None = None):
+    """The pages of the notebooks in `nbs_dir`, through nbdev's processors; those already processed into the folder
+    `processed` (by `tools/reproduce.py`'s workers) are taken from there."""
     nbs = sorted(p for p in nbs_dir.glob("*.ipynb") if not p.name.startswith(("_", ".")))
     if only: nbs = [p for p in nbs if p.stem in only]
     pages = []
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        process_all(nbs, tmp, workers)
+        def source(nb):   # the folder that holds the notebook's processed copy (or why it has none)
+            if processed and any((processed / f).exists() for f in (nb.name, nb.stem + ".error")): return processed
+            return tmp
+        todo = [nb for nb in nbs if source(nb) is tmp]
+        if todo: process_all(todo, tmp, workers)
         for nb in nbs:
             key, group = group_of(nb.stem)
             pg = Page(nb, nb.stem, key, group)
-            done, err = tmp / nb.name, tmp / (nb.stem + ".error")
+            done, err = source(nb) / nb.name, source(nb) / (nb.stem + ".error")
             if done.exists():
                 d = json.loads(done.read_text())
             else:
@@ -270,12 +276,12 @@ def fix_doclinks(pages):
 
 
 def copy_mathjax(dest: Path) -> bool:
-    try:
-        import jupyter_server_mathjax
-    except ImportError:
+    import importlib.util
+    spec = importlib.util.find_spec("jupyter_server_mathjax")   # found, not imported: that would take jupyter_server
+    if spec is None or not spec.origin:                          # and jsonschema along (seconds), for a folder's path
         print("warning: jupyter-server-mathjax is not installed: formulas will show as TeX", file=sys.stderr)
         return False
-    src = Path(jupyter_server_mathjax.__file__).parent / "static"
+    src = Path(spec.origin).parent / "static"
     for rel in MATHJAX_KEEP:
         s, d = src / rel, dest / rel
         if not s.exists(): continue
@@ -303,14 +309,15 @@ def report_page(report, source_label: str) -> str:
 
 
 def build(out: Path, nbs_dir: Path = ROOT / "nbs", *, report=None, source_label: str = "", only=None,
-          workers: int = 2) -> list:
+          workers: int = 2, processed: Path | None = None) -> list:
     """Write the site to `out` from the notebooks in `nbs_dir`; `report`: [(notebook name, ok, seconds)] of an
-    execution run, shown as an extra page. Returns the pages (their `href`, `title`, `processed`, ...)."""
+    execution run, shown as an extra page; `processed`: a folder of notebooks already through nbdev's processors.
+    Returns the pages (their `href`, `title`, `processed`, ...)."""
     t0 = time.time()
     out = Path(out).resolve(); out.mkdir(parents=True, exist_ok=True)
     source_label = source_label or ("outputs stored in nbs/" if Path(nbs_dir).resolve() == (ROOT / "nbs").resolve()
                                     else f"notebooks in {nbs_dir}")
-    pages = load_pages(Path(nbs_dir), only, workers)
+    pages = load_pages(Path(nbs_dir), only, workers, processed)
     if report is not None:
         by_name = {p.src.name: p for p in pages}
         rows = [(by_name[n].href if n in by_name else "#", by_name[n].title if n in by_name else n, n, ok, s, *cpu)
