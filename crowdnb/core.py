@@ -140,7 +140,7 @@ def _source(fn) -> str | None:
 
 # %% ../nbs/00_core.ipynb #3ba2fd18
 def stack_scratch():
-    "The compiled `scratch`: a float64 array on the stack, its length a tuple's (built once, when a kernel needs it)."
+    "The compiled `scratch`: on the stack for a tuple (its length a constant), `np.empty` for an array (built once)."
     if "scratch" in _STACK: return _STACK["scratch"]
     import numba
     from numba.core import cgutils, types
@@ -150,8 +150,11 @@ def stack_scratch():
         def codegen(context, builder, sig, args):
             return cgutils.alloca_once(builder, context.get_value_type(types.float64), size=n)
         return types.CPointer(types.float64)(like), codegen
-    @numba.njit(inline="always")
-    def compiled(like): return numba.carray(stack_pointer(like), (len(like),))
+    def compiled(like): return np.empty(len(like))
+    @numba.extending.overload(compiled, inline="always")
+    def typed(like):   # a tuple: one compiled variant per length; an array: one for every length
+        if isinstance(like, types.UniTuple): return lambda like: numba.carray(stack_pointer(like), (len(like),))
+        return lambda like: np.empty(len(like))
     return _STACK.setdefault("scratch", compiled)
 
 _STACK = {}
