@@ -78,20 +78,24 @@ class Patterns:
     @property
     def n_items(self): return float(self.counts.sum())
 
-    def votes(self) -> np.ndarray:
-        "Patterns x values: how many annotators gave each value ($C_{ij}$ of eq. 52)."
-        m = self.n_values
-        return np.asarray(self.onehot @ np.tile(np.eye(m), (self.n_annotators, 1)))
-
-    def per_item(self, post, gamma) -> np.ndarray:
-        "Per-item rows of a per-pattern array `post`; items nobody annotated (inverse -1) get the prior `gamma`."
-        inv = self.inverse
-        if inv is None or (len(inv) == len(post) and np.array_equal(inv, np.arange(len(inv)))): return post
-        return np.vstack([post, gamma])[inv]
 
     def __repr__(self):
         return (f"Patterns({self.n_patterns} distinct patterns of {self.n_items:g} items, "
                 f"{self.n_annotators} annotators, values {self.values.tolist()})")
+
+# %% ../nbs/31_model_b.ipynb #8ee19e60
+@patch
+def votes(self: Patterns) -> np.ndarray:
+    "Patterns x values: how many annotators gave each value ($C_{ij}$ of eq. 52)."
+    m = self.n_values
+    return np.asarray(self.onehot @ np.tile(np.eye(m), (self.n_annotators, 1)))
+
+@patch
+def per_item(self: Patterns, post, gamma) -> np.ndarray:
+    "Per-item rows of a per-pattern array `post`; items nobody annotated (inverse -1) get the prior `gamma`."
+    inv = self.inverse
+    if inv is None or (len(inv) == len(post) and np.array_equal(inv, np.arange(len(inv)))): return post
+    return np.vstack([post, gamma])[inv]
 
 # %% ../nbs/31_model_b.ipynb #9bd32869
 _DENSE_LIMIT = 20_000_000   # cells of a code matrix past which its rows are not deduplicated
