@@ -663,6 +663,13 @@ def thread_pool(
         if n not in _POOLS: _POOLS[n] = ThreadPoolExecutor(n, thread_name_prefix="crowdnb")
     return _POOLS[n]
 
+def _forget_pools():   # a forked child has none of its parent's threads: its pools (and their lock) start afresh
+    global _POOLS_LOCK
+    _POOLS.clear()
+    _POOLS_LOCK = threading.Lock()
+
+if hasattr(os, "register_at_fork"): os.register_at_fork(after_in_child=_forget_pools)
+
 # %% ../nbs/00_core.ipynb #6fccca84
 def concurrently(
     fns: list,  # functions of no argument

@@ -1,5 +1,7 @@
 """Property-based tests of the core data model (hypothesis)."""
+import os
 import numpy as np, pandas as pd
+import pytest
 from hypothesis import given, settings, strategies as st
 from crowdnb.core import Judgments, as_judgments, simulate_crowd, design_matrix, loop_design
 
@@ -100,3 +102,16 @@ def test_progress_off_without_a_terminal_or_a_live_kernel(monkeypatch):
     monkeypatch.setattr(sys, "stderr", io.StringIO())
     assert show_progress(None) is False
     assert show_progress(True) is True
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+def test_thread_pool_in_a_forked_child():
+    "A child forked after the pool ran gets a pool of its own (the parent's threads do not exist there: no hang)."
+    from crowdnb.core import thread_pool
+    assert thread_pool(2).submit(lambda: 1).result() == 1      # the parent's pool has started its threads
+    pid = os.fork()
+    if pid == 0:                                               # the child: exit 0 only if its pool works
+        code = 1
+        try: code = 0 if thread_pool(2).submit(lambda: 7).result(timeout=20) == 7 else 1
+        finally: os._exit(code)
+    assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
