@@ -84,8 +84,8 @@ def engine() -> str:
 # %% ../nbs/00_core.ipynb #31752cf1
 prange = range   # a kernel's parallel loop: `range` in plain Python, `numba.prange` once the kernel is compiled
 
-def scratch(like):  # a tuple whose length, known when compiling, is the array's
-    "A kernel's small float scratch array as long as `like`: `np.empty` in plain Python, on the stack once compiled."
+def scratch(like):  # a tuple (its length known when compiling) or an array, as long as the scratch array
+    "A kernel's small float scratch array as long as `like`: `np.empty`; compiled, on the stack for a tuple."
     return np.empty(len(like))
 
 class kernel:

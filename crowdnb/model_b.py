@@ -78,7 +78,6 @@ class Patterns:
     @property
     def n_items(self): return float(self.counts.sum())
 
-
     def __repr__(self):
         return (f"Patterns({self.n_patterns} distinct patterns of {self.n_items:g} items, "
                 f"{self.n_annotators} annotators, values {self.values.tolist()})")
@@ -645,7 +644,7 @@ def params_of_posterior(
 
 # %% ../nbs/31_model_b.ipynb #22a4585f
 @kernel(error_model="numpy")
-def _sweep(classes,  # a tuple of M zeros: its length, the number of classes, is a constant of the compiled code
+def _sweep(classes,  # M zeros: a tuple (M a constant of the compiled code) or an array (one variant for any M)
            indptr,  # CSR row pointers of the patterns (P + 1,)
            indices,  # one-hot columns x·M+v of each row; a label counted d times appears d times (nnz,)
            counts,  # items per pattern (P,)
@@ -656,7 +655,7 @@ def _sweep(classes,  # a tuple of M zeros: its length, the number of classes, is
            N,  # out, zeros like `tab`: Σ count·posterior per one-hot column (eq. 50's numerators)
            acc,  # out, zeros (S, M + 2): Σ count·posterior (eq. 48), log L, impossible flag
            post):  # out: posteriors (P, S, M), or (0, S, M) to skip them
-    S, M = gam.shape[0], len(classes)                     # M known when compiling: loops over classes unrolled
+    S, M = gam.shape[0], len(classes)                     # a tuple's M is known when compiling: loops unrolled
     sc, g = scratch(classes), scratch(classes)             # on the stack: their entries stay in registers
     keep = len(post) > 0
     for s in range(S):                                     # each start sweeps the patterns once

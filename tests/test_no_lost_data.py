@@ -121,8 +121,8 @@ CHILD = textwrap.dedent("""
 
 
 def _sigint_default():
-    "In the child: SIGINT back to its default, so Python raises KeyboardInterrupt. An ignored SIGINT is inherited"
-    "through exec, and some test run before this one (a cluster, a kernel) may leave it ignored in pytest's process."
+    ("In the child: SIGINT back to its default, so Python raises KeyboardInterrupt. An ignored SIGINT is inherited "
+     "through exec, and some test run before this one (a cluster, a kernel) may leave it ignored in pytest's process.")
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
