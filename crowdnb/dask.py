@@ -6,7 +6,7 @@ Docs: https://crowdnb.github.io/crowdnb/dask.html.md"""
 
 # %% ../nbs/02_dask.ipynb #69b4ea04
 from __future__ import annotations
-import uuid, weakref
+import asyncio, uuid, weakref
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -18,8 +18,8 @@ from .core import (Judgments, check_choice, check_int, FORMATS, DEFAULTS, role_c
 from .engine import Shard, Threads, add_stats, split_units
 
 # %% auto #0
-__all__ = ['tree_sum', 'empty_shard', 'DaskJudgments', 'dask_frame', 'judgments', 'DaskExecutor', 'first', 'second', 'head',
-           'Keeper', 'Const', 'Held']
+__all__ = ['KEEPER_POLL', 'tree_sum', 'empty_shard', 'DaskJudgments', 'dask_frame', 'judgments', 'DaskExecutor', 'first',
+           'second', 'head', 'Keeper', 'Const', 'Held', 'holds_keeper', 'keeper_result']
 
 # %% ../nbs/02_dask.ipynb #e48c53e2
 # an optional extra: crowdnb works without dask, and these functions then say what to install
@@ -405,6 +405,36 @@ def keeper(self: DaskExecutor, addr: str):
         self.gone[addr], self.sent[addr] = [], set()
     return self.keepers[addr]
 
+# %% ../nbs/02_dask.ipynb #eb70e87b
+KEEPER_POLL = 5.0   # seconds a wait on a keeper lasts before it checks that the keeper is still there
+
+def holds_keeper(key: str, dask_worker=None) -> bool:  # the keeper actor's key; `Client.run` passes `dask_worker`
+    "On a worker: whether it still holds the actor `key`."
+    return key in dask_worker.state.actors
+
+def keeper_result(call, alive, addr: str):
+    "The result of a keeper's `call`, asking `alive()` whenever `KEEPER_POLL` seconds pass unanswered."
+    while True:
+        try: return call.result(timeout=KEEPER_POLL)
+        except (TimeoutError, asyncio.TimeoutError):
+            if not alive():
+                raise RuntimeError(f"the keeper on worker {addr} is gone (the worker left the cluster, restarted or "
+                                   "released it), and with it the states of the shards it held: run the analysis "
+                                   "again") from None
+
+# %% ../nbs/02_dask.ipynb #42db0743
+@patch
+def keeper_alive(self: DaskExecutor, addr: str) -> bool:
+    "Whether worker `addr` is still in the cluster and still holds this executor's keeper."
+    try: got = self.client.run(holds_keeper, self.keepers[addr].key, workers=[addr], on_error="return")
+    except Exception: return False                      # the worker is unknown to the scheduler or unreachable
+    return got.get(addr) is True
+
+@patch
+def answer(self: DaskExecutor, call, addr: str):
+    "The result of a call to the keeper on worker `addr`; a RuntimeError if that keeper is gone meanwhile."
+    return keeper_result(call, lambda: self.keeper_alive(addr), addr)
+
 # %% ../nbs/02_dask.ipynb #c581554c
 @patch
 def hold(self: DaskExecutor, states: list) -> list:
@@ -415,7 +445,7 @@ def hold(self: DaskExecutor, states: list) -> list:
     who, out = self.client.who_has(states), []
     for f in states:
         addr = who[f.key][0]
-        self.keeper(addr).adopt([name := uuid.uuid4().hex], [f.key]).result()
+        self.answer(self.keeper(addr).adopt([name := uuid.uuid4().hex], [f.key]), addr)
         out.append(Held(addr, name, self.gone[addr]))
     return out
 
@@ -424,7 +454,7 @@ def hold(self: DaskExecutor, states: list) -> list:
 def keep_step(self: DaskExecutor, fn, held: list, *args) -> tuple[list, dict]:
     "`step` by the keepers: one direct call per worker; the new states stay there, the summed statistics come here."
     new = [Held(h.addr, uuid.uuid4().hex, self.gone[h.addr]) for h in held]
-    calls = []
+    calls = {}
     for addr in dict.fromkeys(h.addr for h in held):
         ix = [i for i, h in enumerate(held) if h.addr == addr]
         consts = {a.key: self.values[a.key] if a.key in self.values else a.result() for a in args
@@ -432,9 +462,9 @@ def keep_step(self: DaskExecutor, fn, held: list, *args) -> tuple[list, dict]:
         self.sent[addr] |= set(consts)
         shipped = tuple(Const(a.key) if _futures([a]) else a for a in args)
         drop, self.gone[addr][:] = list(self.gone[addr]), []
-        calls.append(self.keeper(addr).step(fn, [held[i].name for i in ix], [new[i].name for i in ix], shipped,
-                                            consts, drop))
-    return new, add_stats(*[c.result() for c in calls])
+        calls[addr] = self.keeper(addr).step(fn, [held[i].name for i in ix], [new[i].name for i in ix], shipped,
+                                             consts, drop)
+    return new, add_stats(*[self.answer(c, addr) for addr, c in calls.items()])
 
 # %% ../nbs/02_dask.ipynb #3afaefa3
 @patch
@@ -442,9 +472,10 @@ def futures(self: DaskExecutor, states: list) -> list:
     "Kept states as futures again (each read from its keeper by a task on its worker), for the other verbs."
     if not states or not isinstance(states[0], Held): return states
     for addr, names in self.gone.items():
-        if names: self.keeper(addr).drop(list(names)).result(); names.clear()
+        if names: self.answer(self.keeper(addr).drop(list(names)), addr); names.clear()
     def read(keeper, name):                                # on the keeper's worker: the state it keeps as `name`
-        return keeper.get(name).result()
+        from distributed import get_worker
+        return keeper_result(keeper.get(name), lambda: holds_keeper(keeper.key, get_worker()), get_worker().address)
     return [self.client.submit(read, self.keeper(h.addr), h.name, workers=[h.addr], pure=False) for h in states]
 
 # %% ../nbs/02_dask.ipynb #e13863e5

@@ -220,3 +220,26 @@ def test_dask_judgments_through_the_front_door(client, crowd):
     assert type(dj.executor()).__name__ == "DaskExecutor"
     with pytest.raises(TypeError, match="already validated"):
         as_judgments(dj, sep="|")
+
+
+def test_a_lost_keeper_is_an_error_not_a_hang(client, crowd, monkeypatch):
+    """Regression: a keeper gone from its worker (seen once under load) left the next step waiting forever, because
+    distributed only logs the failed actor call. Now the wait checks the keeper and fails, naming the worker."""
+    import time
+    df, labels = crowd
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = crowdtruth.run(_ddf(df), labels=labels, max_iter=2)
+    ex = r.executor
+    states = ex.hold(r.states)                  # the result's states, kept by the keepers again
+    addr = states[0].addr
+    key = ex.keepers[addr].key
+    assert client.run(cd.holds_keeper, key, workers=[addr])[addr] is True
+    client.run(lambda dask_worker: dask_worker.state.actors.pop(key), workers=[addr])   # the keeper vanishes
+    assert ex.keeper_alive(addr) is False
+    monkeypatch.setattr(cd, "KEEPER_POLL", 0.2)
+    w, a = np.ones(len(r.workers)), np.ones(len(r.annotations))
+    t0 = time.perf_counter()
+    with pytest.raises(RuntimeError, match=f"keeper on worker {addr} is gone"):
+        ex.step(crowdtruth.crowd_step, states, w, a, r.cfg, 0)
+    assert time.perf_counter() - t0 < 30
