@@ -14,7 +14,7 @@ import pandas as pd
 from fastcore.basics import patch
 from scipy import sparse
 
-from .core import Judgments, check_int, distinct, engine, kernel, n_threads, thread_pool
+from .core import Judgments, check_int, concurrently, distinct, engine, kernel, n_threads, thread_pool
 
 # %% auto #0
 __all__ = ['COUNTING_MIN', 'SHARD_MIN', 'Shard', 'unit_blocks', 'first_pair', 'shard_flags', 'stable_order', 'split_units',
@@ -140,30 +140,36 @@ def split_units(
     workers = j.workers if workers is None else workers
     wcode = j.worker_code if workers is j.workers else workers.get_indexer(j.workers)[j.worker_code]
     order = stable_order(j.unit_code)
-    ub = unit_blocks(np.bincount(j.unit_code, minlength=j.n_units), n)
-    jb = np.searchsorted(j.unit_code[order], ub)
+    ucode = j.unit_code[order]                                   # sorted: the blocks' bounds and local unit codes
+    ub = unit_blocks(np.bincount(ucode, minlength=j.n_units), n)
+    jb = np.searchsorted(ucode, ub)
     rows, lab = j.label_codes()
     if len(rows) == j.n_judgments and bool((rows[1:] > rows[:-1]).all()):   # one label each: rows are 0 .. n - 1
-        srows, slab = np.arange(j.n_judgments), lab[order]
+        occ, ob = (None, lab), jb                                            # each block gathers its labels
     else:                                                                    # occurrences in judgment position order
         pos = np.empty(j.n_judgments, np.int64); pos[order] = np.arange(j.n_judgments)
-        occ = stable_order(pos[rows])
-        srows, slab = pos[rows][occ], lab[occ]
-    ob = np.searchsorted(srows, jb)
-    count = j.frame["count"].to_numpy(np.int64)[order]
+        o = stable_order(pos[rows])
+        occ = pos[rows][o], lab[o]
+        ob = np.searchsorted(occ[0], jb)
+    count = j.frame["count"].to_numpy(np.int64)
+    count = None if bool((count == 1).all()) else count                  # the usual case: nothing to gather
     unique = "dimension" not in j.frame and j.unique_pairs        # known when read from a table; else one pass
-    return [_shard(j, order, wcode, count, srows, slab, workers, unique, ub[k:k + 2], jb[k:k + 2], ob[k:k + 2])
-            for k in range(len(ub) - 1)]
+    blocks = [(ub[k:k + 2], jb[k:k + 2], ob[k:k + 2]) for k in range(len(ub) - 1)]
+    made = concurrently([lambda b=b: _shard(j, order, ucode, wcode, count, occ, workers, unique, *b) for b in blocks])
+    return [m() for m in made]
 
 # %% ../nbs/01_engine.ipynb #ecd645c5
-def _shard(j, order, wcode, count, srows, slab, workers, unique, ub, jb, ob) -> Shard:
-    "One block of `split_units`: units ub[0]:ub[1], judgments jb[0]:jb[1] (sorted), occurrences ob[0]:ob[1]."
-    i32 = lambda x: np.asarray(x).astype(np.int32)
+def _shard(j, order, ucode, wcode, count, occ, workers, unique, ub, jb, ob) -> Shard:
+    ("One block of `split_units`: units ub[0]:ub[1], judgments jb[0]:jb[1] (sorted), occurrences ob[0]:ob[1] "
+     "(`occ`: all of them as sorted (rows, labels); (None, labels): one label a judgment, gathered here).")
+    i32 = lambda x: np.asarray(x).astype(np.int32, copy=False)
     sel = order[jb[0]:jb[1]]
-    units, ucode, wk = j.units[ub[0]:ub[1]], i32(j.unit_code[sel] - ub[0]), i32(wcode[sel])
-    rows, cnt = i32(srows[ob[0]:ob[1]] - jb[0]), count[jb[0]:jb[1]]
-    flags = shard_flags(units, ucode, wk, rows, cnt, workers, unique)
-    return Shard(units, ucode, wk, rows, i32(slab[ob[0]:ob[1]]), i32(cnt), **flags, dimension="dimension" in j.frame)
+    units, uc, wk = j.units[ub[0]:ub[1]], i32(ucode[jb[0]:jb[1]] - ub[0]), i32(wcode[sel])
+    if occ[0] is None: rows, lab = np.arange(len(sel), dtype=np.int32), i32(occ[1][sel])
+    else: rows, lab = i32(occ[0][ob[0]:ob[1]] - jb[0]), i32(occ[1][ob[0]:ob[1]])
+    cnt = np.ones(len(sel), np.int32) if count is None else i32(count[sel])
+    flags = shard_flags(units, uc, wk, rows, cnt, workers, unique)
+    return Shard(units, uc, wk, rows, lab, cnt, **flags, dimension="dimension" in j.frame)
 
 # %% ../nbs/01_engine.ipynb #c0ddc6b8
 class ShardJudgments(Judgments):
