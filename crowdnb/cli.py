@@ -26,10 +26,10 @@ from .core import FORMATS, LEVELS, Judgments, OptionError, as_judgments, read_ta
 from . import agreement, coref, crowdtruth, crowdtruth_v1, model_b, trust
 
 # %% auto #0
-__all__ = ['AGGREGATE_METHODS', 'build_parser', 'one_line', 'main', 'existing_file', 'split_list', 'as_numbers',
-           'declared_labels', 'load_judgments', 'check_wide_header', 'check_wide_tokens', 'numeric_if_possible',
-           'option_spec', 'add_options', 'flag_namer', 'print_table', 'check_out_file', 'check_out_dir',
-           'written_files', 'check_no_overwrite', 'write_table', 'run_crowdtruth', 'run_crowdtruth_v1',
+__all__ = ['AGGREGATE_METHODS', 'build_parser', 'NamesOnly', 'command_in', 'one_line', 'main', 'existing_file', 'split_list',
+           'as_numbers', 'declared_labels', 'load_judgments', 'check_wide_header', 'check_wide_tokens',
+           'numeric_if_possible', 'option_spec', 'add_options', 'flag_namer', 'print_table', 'check_out_file',
+           'check_out_dir', 'written_files', 'check_no_overwrite', 'write_table', 'run_crowdtruth', 'run_crowdtruth_v1',
            'describe_judgments', 'run_alpha', 'run_kappa', 'run_fleiss', 'run_trust', 'run_coref', 'run_dawid_skene',
            'run_report', 'run_icc', 'run_coefficients', 'run_aggregate', 'run_spans', 'run_report_spans']
 
@@ -53,7 +53,9 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
                          for line in text.splitlines())
 
 # %% ../nbs/90_cli.ipynb #e7f0e441
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(
+    only: str | None = None,  # declare the options of this command only (the others by name and help); None: all
+) -> argparse.ArgumentParser:
     "The `crowdnb` argument parser with every registered subcommand."
     p = argparse.ArgumentParser(
         prog="crowdnb", formatter_class=_Formatter,
@@ -62,8 +64,35 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"crowdnb {__version__}")
     p.add_argument("--debug", action="store_true", help="show the full traceback of an error")
     sub = p.add_subparsers(title="commands", dest="command", metavar="<command>", required=True)
-    for add in _SUBCOMMANDS: add(sub)
+    for add in _SUBCOMMANDS:
+        try: add(sub if only is None else NamesOnly(sub, only))
+        except NamesOnly.Listed: pass
     return p
+
+# %% ../nbs/90_cli.ipynb #fa1508bc
+class NamesOnly:
+    "The subcommands action, for a build that declares the options of command `only` and lists the others."
+    class Listed(Exception):
+        "Raised once a command other than `only` is listed, to end its declaration."
+
+    def __init__(self,
+                 sub,  # the parser's subcommands action
+                 only: str):  # the command whose options are declared
+        self.sub, self.only = sub, only
+
+    def add_parser(self, name: str, **kw):
+        "The real parser for `only`; any other command is added by name, aliases and help, and its declaration ends."
+        if self.only in (name, *kw.get("aliases", ())): return self.sub.add_parser(name, **kw)
+        self.sub.add_parser(name, **{k: kw[k] for k in ("help", "aliases") if k in kw})
+        raise NamesOnly.Listed(name)
+
+    def __getattr__(self, name): return getattr(self.sub, name)
+
+def command_in(
+    argv: list,  # the arguments after `crowdnb`
+) -> str:
+    "The command `argv` names: its first word that is not an option ('' when there is none)."
+    return next((a for a in argv if not a.startswith("-")), "")
 
 # %% ../nbs/90_cli.ipynb #07f9ee93
 def one_line(
@@ -92,7 +121,8 @@ def main(
     argv=None,  # the arguments after `crowdnb` (default: `sys.argv[1:]`)
 ) -> int:
     "Run the `crowdnb` command line on `argv` and return the exit status."
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(only=command_in(argv))
     try: args = parser.parse_args(argv)
     except SystemExit as e: return e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
     with warnings.catch_warnings():
@@ -233,12 +263,16 @@ def numeric_if_possible(
 
 # %% ../nbs/90_cli.ipynb #699ed531
 @functools.lru_cache(maxsize=None)
+def _docments(fn) -> dict:   # one read of a function's source for all of its options
+    return docments(fn, full=True)
+
+@functools.lru_cache(maxsize=None)
 def option_spec(
     fn,  # a library function or class
     name: str,  # one of its parameters
 ) -> dict:
     "argparse keywords of the option for parameter `name` of `fn`: default, type, choices and help from its signature."
-    d = docments(fn, full=True)[name]
+    d = _docments(fn)[name]
     default = None if d["default"] is inspect.Parameter.empty else d["default"]
     kw = dict(default=default, help=(d["docment"] or "").replace("%", "%%"))
     if isinstance(default, bool): return dict(kw, action="store_false" if default else "store_true")
@@ -666,7 +700,6 @@ def run_dawid_skene(
 # %% ../nbs/90_cli.ipynb #1464a04d
 @_subcommand
 def _report_parser(sub):
-    from crowdnb import report as rp
     p = sub.add_parser("report", formatter_class=_Formatter,
                        help="an annotation-quality report (HTML, notebook, summary.csv)",
                        description="Execute the report notebook of crowdnb on a judgments file: agreement, CrowdTruth, "
@@ -679,6 +712,7 @@ def _report_parser(sub):
                               "  crowdnb report form_export.csv --form --rater 'Email Address' --out report/\n"
                               "  crowdnb report ratings.csv --key key.conll --response response.conll --errors "
                               "errors.csv --out report/")
+    from crowdnb import report as rp
     _input_options(p)
     next(x for x in p._actions if x.dest == "data").nargs = "?"        # a coreference study may have no ratings
     add_options(p.add_argument_group("method"), rp.report, "level", "n_boot", "ci", "seed", "top",
@@ -741,12 +775,12 @@ def run_report(
 # %% ../nbs/90_cli.ipynb #43c3fd93
 @_subcommand
 def _icc_parser(sub):
-    from crowdnb.ratings import icc
     p = sub.add_parser("icc", formatter_class=_Formatter, help="intraclass correlations of numeric ratings",
                        description="Shrout & Fleiss' six ICCs with F tests and intervals (crowdnb.ratings.icc); REML "
                                    "variance components when ratings are missing.",
                        epilog="examples:\n  crowdnb icc scores.csv --unit item --worker judge --label score "
                               "--out icc.csv")
+    from crowdnb.ratings import icc
     _input_options(p, "ratings")
     add_options(p.add_argument_group("method"), icc, "method", "ci", method=dict(choices=["auto", "anova", "reml"]))
     p.add_argument("--out", metavar="FILE.csv", help="write the table to this CSV file")
@@ -769,13 +803,13 @@ def run_icc(
 # %% ../nbs/90_cli.ipynb #f81ba52e
 @_subcommand
 def _coefficients_parser(sub):
-    from crowdnb import chance
     p = sub.add_parser("coefficients", formatter_class=_Formatter, help="Gwet's AC, Fleiss, Conger, Krippendorff, "
                        "Brennan-Prediger and percent agreement with standard errors",
                        description="The chance-corrected coefficients with their precision (crowdnb.chance."
                                    "coefficient_table).",
                        epilog="examples:\n  crowdnb coefficients likert.csv --labels 1,2,3,4,5 --weights quadratic\n"
                               "  crowdnb coefficients relations.csv --sep '|' --level masi --se bootstrap --seed 1")
+    from crowdnb import chance
     _input_options(p, "ratings")
     add_options(p.add_argument_group("method"), chance.coefficient_table, "weights", "level", "coefficients", "se",
                 "n_boot", "seed", "ci", weights=dict(choices=list(chance.WEIGHTS)),
@@ -807,13 +841,13 @@ AGGREGATE_METHODS = {"mv": "majority", "wawa": "wawa", "zbs": "zbs", "onecoin": 
 
 @_subcommand
 def _aggregate_parser(sub):
-    from crowdnb.aggregation import Aggregator
     p = sub.add_parser("aggregate", formatter_class=_Formatter,
                        help="labels from an aggregation model, worker quality intervals",
                        description="Fit an aggregation model (crowdnb.aggregation) and write labels.csv, posterior.csv "
                                    "and workers.csv (theta with a bootstrap interval) to --out.",
                        epilog="example:\n  crowdnb aggregate judgments.csv --method mace --gold gold.csv --seed 1 "
                               "--out mace/")
+    from crowdnb.aggregation import Aggregator
     _input_options(p)
     g = p.add_argument_group("method")
     g.add_argument("--method", choices=list(AGGREGATE_METHODS), default="ds", help="the model (default: %(default)s)")
@@ -869,13 +903,13 @@ def run_aggregate(
 # %% ../nbs/90_cli.ipynb #29038b86
 @_subcommand
 def _spans_parser(sub):
-    from crowdnb import spans as sp
     p = sub.add_parser("spans", formatter_class=_Formatter, help="agreement on text spans (entities, mentions)",
                        description="Pairwise span F1 (SemEval-2013 Task 9.1 match modes), its summary, Krippendorff's "
                                    "alpha_U and token-level alpha of a span annotation export (crowdnb.spans).",
                        epilog="examples:\n  crowdnb spans project.json --format label-studio --match partial\n"
                               "  crowdnb spans ann1/ ann2/ --format brat --out agreement/\n"
                               "  crowdnb spans a.conll b.conll --format iob --scheme IOBES")
+    from crowdnb import spans as sp
     p.add_argument("paths", nargs="+", metavar="FILE", help="the export (one file, or one file/folder per annotator)")
     add_options(p, sp.read_spans, "format", format=dict(required=True, choices=list(sp.SPAN_FORMATS)))
     add_options(p, sp.span_f1, "match", match=dict(choices=list(sp.MATCHES)))
@@ -922,9 +956,9 @@ def run_spans(
 
 # %% ../nbs/90_cli.ipynb #e39c6a82
 def _report_spans_parser(sub):
+    _report_parser(sub)
     from crowdnb.report import spans_report
     from crowdnb.spans import MATCHES, SPAN_FORMATS
-    _report_parser(sub)
     p = sub.choices["report"]
     g = p.add_argument_group("span annotation export")
     g.add_argument("--spans", metavar="FORMAT", choices=list(SPAN_FORMATS),
