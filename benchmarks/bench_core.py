@@ -122,5 +122,30 @@ def parquet_front_door_10m(quick: bool = False):
                   ref["wall"], peak, f"CPU {got['cpu']:.2f} s, peak RSS {peak / 1024:.2f} GiB, load "
                   f"{os.getloadavg()[0]:.1f}", "<= 3 s, <= 4 GB")
 
-CASES = [load_and_arrays, csv_front_door, from_matrix_and_codes, front_door_1m, parquet_front_door_10m,
+def cli_small_file(quick: bool = False):
+    """`crowdnb crowdtruth` on a 1,000-judgment CSV, the whole process (start-up, parsing, reading, scoring, printing),
+    against the reference of a process that only imports pandas (what any pandas tool pays). Median of 3 runs each.
+    The numba engine's start-up is shown separately (CROWDNB_ENGINE=numba vs numpy)."""
+    import os, statistics, subprocess, sys, time
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=str(root), CROWDNB_PROGRESS="0")
+    def wall(args, **extra) -> float:
+        ts = []
+        for _ in range(1 if quick else 3):
+            t = time.perf_counter()
+            subprocess.run([sys.executable, *args], env=dict(env, **extra), check=True, capture_output=True)
+            ts.append(time.perf_counter() - t)
+        return statistics.median(ts)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "small.csv"
+        simulate_crowd(n_units=200, n_workers=20, n_labels=4, workers_per_unit=5, seed=1).judgments.to_csv(path, index=False)
+        base = wall(["-c", "import pandas"])
+        run = ["-m", "crowdnb.cli", "crowdtruth", str(path)]
+        return [Result("CLI: crowdnb crowdtruth, whole process, numpy engine (reference: python -c 'import pandas')",
+                       "1,000 judgments", wall(run, CROWDNB_ENGINE="numpy"), base, None, "n/a", "start-up, not work"),
+                Result("CLI: the same, numba engine (its import and cache loads)", "1,000 judgments",
+                       wall(run, CROWDNB_ENGINE="numba"), base, None, "n/a", "start-up, not work")]
+
+
+CASES = [cli_small_file, load_and_arrays, csv_front_door, from_matrix_and_codes, front_door_1m, parquet_front_door_10m,
          memory_bandwidth]
