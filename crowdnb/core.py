@@ -1191,8 +1191,11 @@ def work_vectors(
 ) -> sparse.csr_matrix:
     "Judgments x labels counts (CrowdTruth's WorkVec), rows aligned with `unit_code`/`worker_code`."
     def make():
-        rows, cols = self.label_codes()
-        m = sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(self.n_judgments, self.n_labels))
+        rows, cols, n = *self.label_codes(), self.n_judgments
+        shape = (n, self.n_labels)
+        if len(rows) == n and (n == 0 or rows[0] == 0 and rows[-1] == n - 1 and bool((rows[1:] > rows[:-1]).all())):
+            return sparse.csr_matrix((np.ones(n), cols, np.arange(n + 1)), shape=shape)   # one label each: rows 0..n-1
+        m = sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=shape)
         m.sum_duplicates()
         return m
     m = _cached(self, "work_vectors", make)

@@ -583,7 +583,7 @@ def crowd_counts(
     n_u = np.bincount(shard.unit_code, minlength=shard.n_units)
     lone = shard.units[n_u == 1]
     chosen = shard.lab                                                         # binary work vectors: each
-    if np.bincount(shard.rows).max(initial=0) > 1:                             # (judgment, label) once
+    if shard.multi is not None:                                                # (judgment, label) once
         pairs = np.sort(shard.rows.astype(np.int64) * n_labels + shard.lab)
         chosen = pairs[np.r_[True, pairs[1:] != pairs[:-1]][:len(pairs)]] % n_labels
     return dict(units=shard.n_units, active=int((n_u > 1).sum()), lone=len(lone), lone_ids=list(lone[:5]),

@@ -104,9 +104,9 @@ def shard_flags(
     count,  # per judgment: how many judgments it stands for
     workers: pd.Index,  # every worker id (global codes index it)
     unique: bool = False,  # no (unit, worker) pair repeats (the judgments know it): no sort to find one
+    one_each: bool = False,  # each judgment holds one label (`rows` are 0 .. n - 1): no count of labels per judgment
 ) -> dict:
     "The `multi`, `several` and `repeated` flags of a `Shard`."
-    n_lab = np.bincount(rows, minlength=len(unit_code))
     rep = np.zeros(0, np.int64)
     if not unique:
         pair = unit_code.astype(np.int64) * max(len(workers), 1) + worker_code
@@ -114,6 +114,8 @@ def shard_flags(
         twin = np.flatnonzero(pair[o][1:] == pair[o][:-1])
         rep = np.sort(o[np.concatenate([twin, twin + 1])])
     flag = lambda pos: None if not len(pos) else first_pair(pos[:1], units, unit_code, workers[worker_code[pos[:1]]])
+    if one_each: return dict(multi=None, several=None, repeated=flag(rep))   # one label never exceeds a count >= 1
+    n_lab = np.bincount(rows, minlength=len(unit_code))
     return dict(multi=flag(np.flatnonzero(n_lab > 1)), several=flag(np.flatnonzero(n_lab > count)), repeated=flag(rep))
 
 # %% ../nbs/01_engine.ipynb #1ce43100
@@ -168,7 +170,7 @@ def _shard(j, order, ucode, wcode, count, occ, workers, unique, ub, jb, ob) -> S
     if occ[0] is None: rows, lab = np.arange(len(sel), dtype=np.int32), i32(occ[1][sel])
     else: rows, lab = i32(occ[0][ob[0]:ob[1]] - jb[0]), i32(occ[1][ob[0]:ob[1]])
     cnt = np.ones(len(sel), np.int32) if count is None else i32(count[sel])
-    flags = shard_flags(units, uc, wk, rows, cnt, workers, unique)
+    flags = shard_flags(units, uc, wk, rows, cnt, workers, unique, one_each=occ[0] is None)
     return Shard(units, uc, wk, rows, lab, cnt, **flags, dimension="dimension" in j.frame)
 
 # %% ../nbs/01_engine.ipynb #c0ddc6b8
