@@ -280,11 +280,16 @@ def ratio(
     num,  # numerators
     den,  # denominators (>= 0), broadcast against `num`
     clamp: float = 0.0,  # the reference's floor (`TINY`): den < clamp counts as clamp; 0: exact, 0/0 -> 0
+    out=None,  # the float array to write the ratios into (it may be `num` or `den`); None: a new one
 ) -> np.ndarray:
     "num / den, with the reference's floor for small denominators, or 0 where den == 0."
     num, den = np.asarray(num, float), np.asarray(den, float)
-    if clamp: return num / np.maximum(den, clamp)
-    return np.divide(num, den, out=np.zeros(np.broadcast(num, den).shape), where=den > 0)
+    if clamp: return np.divide(num, np.maximum(den, clamp), out=out)
+    if out is None: return np.divide(num, den, out=np.zeros(np.broadcast(num, den).shape), where=den > 0)
+    pos = den > 0
+    np.divide(num, den, out=out, where=pos)
+    np.copyto(out, 0.0, where=~pos)
+    return out
 
 # %% ../nbs/10_crowdtruth.ipynb #90c854f8
 def sqs(
@@ -548,14 +553,16 @@ def worker_sums(
     u,  # SQS per unit of `ix`: the weights
     weighted: bool,  # WQS-weighted SentVec in WSA (the reference's rule)
     clamp: float,  # the reference's floor of denominators (`TINY`); 0: exact
+    out=None,  # two float arrays `ix.n_units` long that receive the per-unit numerators and denominators; None: new
 ) -> tuple:
     "Per unit the SQS numerator and denominator, and per worker (W x 4) the WWA and WSA sums weighted by `u`."
     W = len(w)
+    num_s, den_s = out if out is not None else (np.empty(ix.n_units), np.empty(ix.n_units))
     if engine() == "numba":
-        out = np.zeros(ix.n_units), np.zeros(ix.n_units), np.zeros(0), np.zeros(0), np.zeros(0), np.zeros((W, 4))
-        _kernel_sums(ix, w, a, weighted, clamp, u, *out)
-        return out[0], out[1], out[5]
-    num_s, den_s, num_p, den_p, cos = step_sums(ix, w, a, weighted, clamp)
+        t = np.zeros((W, 4))
+        _kernel_sums(ix, w, a, weighted, clamp, u, num_s, den_s, np.zeros(0), np.zeros(0), np.zeros(0), t)
+        return num_s, den_s, t                                   # the kernel writes every unit's two sums
+    num_s[:], den_s[:], num_p, den_p, cos = step_sums(ix, w, a, weighted, clamp)
     su = np.asarray(u, float)[ix.unit]
     per_worker = [np.bincount(ix.worker, v, minlength=W) for v in (num_p * su, den_p * su, cos * su, su)]
     return num_s, den_s, np.stack(per_worker, axis=1)
@@ -571,6 +578,7 @@ class CrowdState:
     counts: dict = field(default_factory=dict, repr=False)   # `crowd_summary` of the shard
     u_first: np.ndarray | None = None   # SQS of the first iteration
     place: np.ndarray | None = None     # positions of the shard's triples among all shards' sorted triple keys
+    spare: np.ndarray | None = field(default=None, repr=False)   # a step's scratch per unit (no meaning between steps)
 
 # %% ../nbs/10_crowdtruth.ipynb #9eb1aa1e
 def crowd_counts(
@@ -660,12 +668,14 @@ def crowd_step(
         sums = dict(wwa_num=z, wwa_den=z, wsa_num=z, wsa_den=z, max_du=0.0)
         if cfg["closed"]: sums["rqs"] = place_sums(nothing, nothing, np.zeros(0, np.int64), n_triples)
         return replace(st, u_first=st.u), sums
-    num_s, den_s, t = worker_sums(ix, w, a, st.u, cfg["weighted"], clamp)
-    u_new = ratio(num_s, den_s, clamp)
+    spare = st.spare if st.spare is not None else np.empty(ix.n_units)
+    num_s, den_s, t = worker_sums(ix, w, a, st.u, cfg["weighted"], clamp, out=(np.empty(ix.n_units), spare))
+    u_new = ratio(num_s, den_s, clamp, out=num_s)                 # in place: the one new per-unit array is the SQS kept
+    du = np.abs(np.subtract(u_new, st.u, out=den_s), out=den_s)
     sums = dict(wwa_num=t[:, 0], wwa_den=t[:, 1], wsa_num=t[:, 2], wsa_den=t[:, 3],
-                max_du=float(np.abs(u_new - st.u)[ix.n_per_unit > 0].max(initial=0.0)))
+                max_du=float(du.max(where=ix.n_per_unit > 0, initial=0.0)))
     if cfg["closed"]: sums["rqs"] = place_sums(*triple_sums(ix, st.u), st.place, n_triples)
-    return replace(st, u=u_new, u_first=u_new if st.u_first is None else st.u_first), sums
+    return replace(st, u=u_new, u_first=u_new if st.u_first is None else st.u_first, spare=den_s), sums
 
 # %% ../nbs/10_crowdtruth.ipynb #aed109bb
 def crowd_update(
