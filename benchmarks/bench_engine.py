@@ -182,7 +182,8 @@ def ten_million_run(path: str) -> dict:
     t0 = time.perf_counter(); J = as_judgments(path); t1 = time.perf_counter()
     r = _quiet(lambda: crowdtruth.run(J))
     t2 = time.perf_counter()
-    return dict(front=t1 - t0, run=t2 - t1, iterations=len(r.history), rows=J.n_judgments)
+    return dict(front=t1 - t0, run=t2 - t1, iterations=len(r.history), rows=J.n_judgments,
+                wqs=r.workers.wqs.sort_index().to_numpy().tolist())
 
 
 def ten_million(quick: bool = False):
@@ -207,6 +208,48 @@ def ten_million(quick: bool = False):
                    f"{many['front']:.1f} s vs {one['front']:.1f} s)", size, many["front"] + many["run"],
                    one["front"] + one["run"], peak, f"peak RSS {peak / 1024:.2f} GiB",
                    "<= 6 s; <= 4 GB")]
+
+
+def cluster_run(folder: str, n: int) -> dict:
+    """In a fresh process: a LocalCluster of `n` single-thread worker processes reads the Parquet folder (a dask
+    DataFrame: scan, shuffle by unit) and runs CrowdTruth to convergence; seconds of the front door and of the run."""
+    import dask.dataframe as dd
+    from distributed import Client, LocalCluster
+    from crowdnb.core import as_judgments
+    from crowdnb import crowdtruth
+    with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None) as cl, Client(cl):
+        t0 = time.perf_counter(); dj = as_judgments(dd.read_parquet(folder)); t1 = time.perf_counter()
+        r = _quiet(lambda: crowdtruth.run(dj))
+        t2 = time.perf_counter()
+    return dict(front=t1 - t0, run=t2 - t1, iterations=len(r.history), rows=dj.n_rows,
+                wqs=r.workers.wqs.sort_index().to_numpy().tolist())
+
+
+def memory_vs_cluster(quick: bool = False):
+    """The issue's 16-core check, on whatever machine runs it: CrowdTruth on 10M judgments from Parquet files (reading
+    included), in memory on every core (the reference column) against a LocalCluster of one single-thread worker
+    process per core, each in a fresh process. In memory should win. The files are `ten_million`'s."""
+    try:
+        import dask.dataframe, distributed  # noqa: F401
+    except ImportError:
+        return [Result("in memory vs a LocalCluster", "-", float("nan"), None, None, "skipped: crowdnb[dask] absent")]
+    import tempfile
+    from pathlib import Path
+    from benchmarks.bench_dask import write
+    from benchmarks.common import isolated
+    n_units, cores = (20_000 if quick else 2_000_000), os.cpu_count()
+    with tempfile.TemporaryDirectory(prefix="crowdnb-bench-engine-") as tmp:
+        import pyarrow.parquet as pq
+        folder, path = write(Path(tmp) / "judgments", n_units, 4 if quick else 20), str(Path(tmp) / "judgments.parquet")
+        pq.write_table(pq.read_table(folder), path)
+        mem, _ = isolated("bench_engine", "ten_million_run", path=path)
+        dsk, _ = isolated("bench_engine", "cluster_run", folder=str(folder), n=cores)
+    return [Result(f"CrowdTruth from Parquet to convergence: {cores}-process LocalCluster (front door {dsk['front']:.1f} s) "
+                   f"vs in memory on {cores} threads (front door {mem['front']:.1f} s)",
+                   f"{mem['rows']:,} judgments ({mem['iterations']} / {dsk['iterations']} iterations)",
+                   dsk["front"] + dsk["run"], mem["front"] + mem["run"], None,
+                   f"max |WQS difference| {np.abs(np.subtract(mem['wqs'], dsk['wqs'])).max():.1e}",
+                   "in memory faster (ref/crowdnb < 1)")]
 
 
 def machine_ceiling(quick: bool = False):
@@ -259,4 +302,5 @@ def machine_ceiling(quick: bool = False):
     return out
 
 
-CASES = [machine_ceiling, crowdtruth_threads, dawid_skene_threads, per_iteration_floor, unit_size, ten_million, dask_per_iteration]
+CASES = [machine_ceiling, crowdtruth_threads, dawid_skene_threads, per_iteration_floor, unit_size, ten_million, dask_per_iteration,
+         memory_vs_cluster]
