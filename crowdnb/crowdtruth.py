@@ -877,9 +877,9 @@ def crowd_tables(
 def crowd_release(
     st: CrowdState,  # a shard's last state
 ) -> CrowdState:
-    "The state without its RQS triples (kept only while iterating)."
+    "The state without its RQS triples and its scratch array (kept only while iterating)."
     if st.ix is not None: st.ix.__dict__.pop("rqs_triples", None)
-    return replace(st, place=None)
+    return replace(st, place=None, spare=None)
 
 # %% ../nbs/10_crowdtruth.ipynb #a08e1a17
 def crowd_result(
