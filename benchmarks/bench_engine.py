@@ -186,19 +186,26 @@ def ten_million_run(path: str) -> dict:
                 wqs=r.workers.wqs.sort_index().to_numpy().tolist())
 
 
+def ten_million_files(tmp: str, quick: bool = False) -> tuple:
+    """The 10M judgments (2M units x 5; 20,000 x 5 when quick) written in `tmp` as `bench_dask`'s folder of Parquet
+    files, and as one Parquet file with the rows in the files' order: (folder, file)."""
+    from pathlib import Path
+    import pyarrow.parquet as pq
+    from benchmarks.bench_dask import write
+    folder = write(Path(tmp) / "judgments", 20_000 if quick else 2_000_000, 4 if quick else 20)
+    path = str(Path(tmp) / "judgments.parquet")
+    pq.write_table(pq.read_table(folder), path)
+    return str(folder), path
+
+
 def ten_million(quick: bool = False):
     """CrowdTruth on 10M judgments (2M units x 5, 500 workers, 5 labels) from a Parquet file, front door (reading
     included) and all, each setting in a fresh process (peak RSS from the OS): 1 thread (the reference column) against every core. The files
     are `bench_dask`'s: a unit's judgments are spread over several files, so they do not arrive in unit order."""
     import tempfile
-    from pathlib import Path
-    from benchmarks.bench_dask import write
     from benchmarks.common import isolated
-    n_units = 20_000 if quick else 2_000_000
     with tempfile.TemporaryDirectory(prefix="crowdnb-bench-engine-") as tmp:
-        import pyarrow.parquet as pq
-        folder, path = write(Path(tmp) / "judgments", n_units, 4 if quick else 20), str(Path(tmp) / "judgments.parquet")
-        pq.write_table(pq.read_table(folder), path)                   # one file, rows in the files' order
+        _, path = ten_million_files(tmp, quick)
         out = {}
         for n in (1, None):
             with threads(n): out[n] = isolated("bench_engine", "ten_million_run", path=path)
@@ -234,18 +241,14 @@ def memory_vs_cluster(quick: bool = False):
     except ImportError:
         return [Result("in memory vs a LocalCluster", "-", float("nan"), None, None, "skipped: crowdnb[dask] absent")]
     import tempfile
-    from pathlib import Path
-    from benchmarks.bench_dask import write
     from benchmarks.common import isolated
-    n_units, cores = (20_000 if quick else 2_000_000), os.cpu_count()
+    cores = os.cpu_count()
     with tempfile.TemporaryDirectory(prefix="crowdnb-bench-engine-") as tmp:
-        import pyarrow.parquet as pq
-        folder, path = write(Path(tmp) / "judgments", n_units, 4 if quick else 20), str(Path(tmp) / "judgments.parquet")
-        pq.write_table(pq.read_table(folder), path)
+        folder, path = ten_million_files(tmp, quick)
         mem, _ = isolated("bench_engine", "ten_million_run", path=path)
-        dsk, _ = isolated("bench_engine", "cluster_run", folder=str(folder), n=cores)
-    return [Result(f"CrowdTruth from Parquet to convergence: {cores}-process LocalCluster (front door {dsk['front']:.1f} s) "
-                   f"vs in memory on {cores} threads (front door {mem['front']:.1f} s)",
+        dsk, _ = isolated("bench_engine", "cluster_run", folder=folder, n=cores)
+    return [Result(f"CrowdTruth from Parquet to convergence: {cores}-process LocalCluster (front door "
+                   f"{dsk['front']:.1f} s) vs in memory on {cores} threads (front door {mem['front']:.1f} s)",
                    f"{mem['rows']:,} judgments ({mem['iterations']} / {dsk['iterations']} iterations)",
                    dsk["front"] + dsk["run"], mem["front"] + mem["run"], None,
                    f"max |WQS difference| {np.abs(np.subtract(mem['wqs'], dsk['wqs'])).max():.1e}",
@@ -302,5 +305,5 @@ def machine_ceiling(quick: bool = False):
     return out
 
 
-CASES = [machine_ceiling, crowdtruth_threads, dawid_skene_threads, per_iteration_floor, unit_size, ten_million, dask_per_iteration,
-         memory_vs_cluster]
+CASES = [machine_ceiling, crowdtruth_threads, dawid_skene_threads, per_iteration_floor, unit_size, ten_million,
+         dask_per_iteration, memory_vs_cluster]

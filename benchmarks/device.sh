@@ -17,11 +17,14 @@ set -euo pipefail
 PY=${PY:-python3}
 OUT=${OUT:-$(mktemp -d)}
 if compgen -G ".whl/*.whl" > /dev/null; then
-    "$PY" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/crowdnb-site .whl/*.whl
+    "$PY" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+        --target /tmp/crowdnb-site .whl/*.whl
     export PYTHONPATH=/tmp/crowdnb-site:${PYTHONPATH:-}
 fi
 export PYTHONPATH=$PWD:${PYTHONPATH:-} PYTHONUNBUFFERED=1 CROWDNB_PROGRESS=0
 echo "cores: $(nproc)" | tee "$OUT/machine.txt"
-"$PY" -c "import numpy, pandas, pyarrow, numba, dask, distributed; print('numpy', numpy.__version__, 'pandas', pandas.__version__, 'pyarrow', pyarrow.__version__, 'numba', numba.__version__, 'dask', dask.__version__)" | tee -a "$OUT/machine.txt"
+"$PY" -c "import numpy, pandas, pyarrow, numba, dask
+print(*(f'{m.__name__} {m.__version__}' for m in (numpy, pandas, pyarrow, numba, dask)))" | tee -a "$OUT/machine.txt"
 # every case of bench_engine: the ceilings, the thread cases (every core vs 1), 10M, Dask per iteration, the cluster
-"$PY" -m benchmarks --only bench_engine ${QUICK:-} 2>&1 | grep -v -e "WARNING" -e "Warning" | tee "$OUT/bench_engine.txt"
+"$PY" -m benchmarks --only bench_engine ${QUICK:-} 2>&1 | grep -v -e "WARNING" -e "Warning" \
+    | tee "$OUT/bench_engine.txt"

@@ -1183,6 +1183,15 @@ def label_codes(self: Judgments) -> tuple[np.ndarray, np.ndarray]:
         return rows, self.labels.get_indexer(uniq)[codes] if len(flat) else np.zeros(0, np.int64)
     return _cached(self, "label_codes", make)
 
+# %% ../nbs/00_core.ipynb #1ea80131
+@patch(as_prop=True)
+def one_label_each(self: Judgments) -> bool:
+    "Every judgment holds exactly one label: the rows of `label_codes()` are 0 .. n - 1."
+    def make():
+        rows = self.label_codes()[0]
+        return len(rows) == self.n_judgments and bool((rows[1:] > rows[:-1]).all())   # n distinct rows in 0 .. n - 1
+    return _cached(self, "one_label_each", make)
+
 # %% ../nbs/00_core.ipynb #894ae002
 @patch
 def work_vectors(
@@ -1193,8 +1202,7 @@ def work_vectors(
     def make():
         rows, cols, n = *self.label_codes(), self.n_judgments
         shape = (n, self.n_labels)
-        if len(rows) == n and (n == 0 or rows[0] == 0 and rows[-1] == n - 1 and bool((rows[1:] > rows[:-1]).all())):
-            return sparse.csr_matrix((np.ones(n), cols, np.arange(n + 1)), shape=shape)   # one label each: rows 0..n-1
+        if self.one_label_each: return sparse.csr_matrix((np.ones(n), cols, np.arange(n + 1)), shape=shape)
         m = sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=shape)
         m.sum_duplicates()
         return m

@@ -146,7 +146,7 @@ def split_units(
     ub = unit_blocks(np.bincount(ucode, minlength=j.n_units), n)
     jb = np.searchsorted(ucode, ub)
     rows, lab = j.label_codes()
-    if len(rows) == j.n_judgments and bool((rows[1:] > rows[:-1]).all()):   # one label each: rows are 0 .. n - 1
+    if j.one_label_each:                                                     # rows are 0 .. n - 1
         occ, ob = (None, lab), jb                                            # each block gathers its labels
     else:                                                                    # occurrences in judgment position order
         pos = np.empty(j.n_judgments, np.int64); pos[order] = np.arange(j.n_judgments)
