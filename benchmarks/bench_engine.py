@@ -232,6 +232,26 @@ def cluster_run(folder: str, n: int) -> dict:
                 wqs=r.workers.wqs.sort_index().to_numpy().tolist())
 
 
+def factorize_threads(quick: bool = False):
+    """The unit ids of the 10M judgments (2M distinct, `ten_million_files`' Parquet file): `hash_factorize` on every
+    core against `pd.factorize` (one thread), warm (kernels loaded; the best of 3), with the check that every row
+    names the same id."""
+    import tempfile
+    import pyarrow.parquet as pq
+    from crowdnb.core import engine, hash_factorize, n_threads
+    if engine() != "numba":
+        return [Result("unit ids: hash_factorize", "-", float("nan"), None, None, "skipped: crowdnb[fast] absent")]
+    with tempfile.TemporaryDirectory(prefix="crowdnb-bench-engine-") as tmp:
+        col = pq.read_table(ten_million_files(tmp, quick)[1], columns=["unit"]).to_pandas()["unit"]
+    n = n_threads()
+    (c, u), (c0, u0) = hash_factorize(col, n), pd.factorize(col)
+    same = bool(np.array_equal(np.asarray(u, object)[c], np.asarray(u0, object)[c0]))
+    return [Result(f"unit ids hashed: hash_factorize on {n} threads vs pd.factorize", f"{len(col):,} ids "
+                   f"({len(u):,} distinct)", _best(lambda: hash_factorize(col, n), 3),
+                   _best(lambda: pd.factorize(col), 3), None, f"same id at every row: {same}",
+                   "scales with cores (the front door's serial part)")]
+
+
 def memory_vs_cluster(quick: bool = False):
     """The issue's 16-core check, on whatever machine runs it: CrowdTruth on 10M judgments from Parquet files (reading
     included), in memory on every core (the reference column) against a LocalCluster of one single-thread worker
@@ -305,5 +325,5 @@ def machine_ceiling(quick: bool = False):
     return out
 
 
-CASES = [machine_ceiling, crowdtruth_threads, dawid_skene_threads, per_iteration_floor, unit_size, ten_million,
-         dask_per_iteration, memory_vs_cluster]
+CASES = [machine_ceiling, crowdtruth_threads, dawid_skene_threads, per_iteration_floor, unit_size, factorize_threads,
+         ten_million, dask_per_iteration, memory_vs_cluster]

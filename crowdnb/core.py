@@ -22,14 +22,15 @@ from fastcore.basics import patch
 from scipy import sparse
 
 # %% auto #0
-__all__ = ['prange', 'LEVELS', 'FORMATS', 'DEFAULTS', 'PASS_THROUGH', 'BACKENDS', 'show_progress', 'progress_bar', 'distinct',
-           'engine', 'scratch', 'kernel', 'stack_scratch', 'Opt', 'OptionError', 'Placeholder', 'OptionTypeError',
-           'as_rng', 'check_choice', 'check_int', 'check_number', 'check_level', 'check_bool', 'blas_threads', 'divide',
-           'group_runs', 'shared_data', 'rows_msg', 'parse_answers', 'Judgments', 'sorted_text_codes', 'category_codes',
-           'id_codes', 'n_threads', 'thread_pool', 'concurrently', 'canonical_frame', 'apply_empty', 'codes_from_table',
-           'detect_format', 'read_table', 'csv_lines', 'as_judgments', 'option_owners', 'role_columns', 'is_parquet',
-           'parquet_table', 'table_judgments', 'is_dask_frame', 'frame_backend', 'backend_judgments', 'atomic_write',
-           'write_csv', 'loop_design', 'design_matrix', 'Simulation', 'simulate_crowd']
+__all__ = ['prange', 'LEVELS', 'HASH_MIN', 'FORMATS', 'DEFAULTS', 'PASS_THROUGH', 'BACKENDS', 'show_progress', 'progress_bar',
+           'distinct', 'engine', 'scratch', 'kernel', 'stack_scratch', 'Opt', 'OptionError', 'Placeholder',
+           'OptionTypeError', 'as_rng', 'check_choice', 'check_int', 'check_number', 'check_level', 'check_bool',
+           'blas_threads', 'divide', 'group_runs', 'shared_data', 'rows_msg', 'parse_answers', 'Judgments',
+           'sorted_text_codes', 'category_codes', 'hashed_on_threads', 'factorize_ids', 'id_codes', 'n_threads',
+           'thread_pool', 'concurrently', 'canonical_frame', 'apply_empty', 'codes_from_table', 'detect_format',
+           'read_table', 'csv_lines', 'as_judgments', 'option_owners', 'role_columns', 'is_parquet', 'parquet_table',
+           'table_judgments', 'is_dask_frame', 'frame_backend', 'backend_judgments', 'atomic_write', 'write_csv',
+           'loop_design', 'design_matrix', 'Simulation', 'simulate_crowd', 'hash_factorize']
 
 # %% ../nbs/00_core.ipynb #d6ab251b
 def show_progress(
@@ -563,6 +564,24 @@ def category_codes(
     if used.all(): return codes.astype(np.intp), s.cat.categories
     return np.append(np.cumsum(used) - 1, -1)[codes], s.cat.categories[used]
 
+# %% ../nbs/00_core.ipynb #cb44e742
+HASH_MIN = 1_000_000   # rows from which a text id column is hashed on every thread
+
+def hashed_on_threads(
+    n_rows: int,  # the column's length
+) -> bool:
+    "Whether `factorize_ids` hashes a text column of `n_rows` on every thread: numba, 2+ threads, `HASH_MIN` rows."
+    return n_rows >= HASH_MIN and n_threads() > 1 and engine() == "numba"
+
+def factorize_ids(
+    s: pd.Series,  # an id column
+) -> tuple[np.ndarray, pd.Index]:
+    ("`pd.factorize(s)`: each row's code (-1 for missing) and the distinct values; a long column of pyarrow strings "
+     "on every thread (`hash_factorize`), its distinct values then in another order.")
+    if isinstance(s.array, pd.arrays.ArrowStringArray) and hashed_on_threads(len(s)):
+        return hash_factorize(s, n_threads())
+    return pd.factorize(s)
+
 # %% ../nbs/00_core.ipynb #6dd1dc64
 _TEXT_KINDS = ("string", "mixed", "mixed-integer", "mixed-integer-float", "boolean")   # ids read as text
 
@@ -576,7 +595,7 @@ def id_codes(
     "`_check_ids` and, for text ids, their sorted codes and ids (as `pd.factorize(..., sort=True)` gives), else None."
     s = df[col]
     if isinstance(s.dtype, (pd.StringDtype, pd.CategoricalDtype)) or s.dtype == object:   # ids checked per distinct id
-        codes, uniq = category_codes(s) if fast and isinstance(s.dtype, pd.CategoricalDtype) else pd.factorize(s)
+        codes, uniq = category_codes(s) if fast and isinstance(s.dtype, pd.CategoricalDtype) else factorize_ids(s)
         kind = "string" if isinstance(uniq.dtype, pd.StringDtype) else \
             pd.api.types.infer_dtype(uniq := np.asarray(uniq, dtype=object), skipna=True)
         if kind in _TEXT_KINDS:
@@ -696,8 +715,9 @@ def canonical_frame(df, unit="unit", worker="worker", label="label", **kwargs):
 # %% ../nbs/00_core.ipynb #0f5fdb7f
 def _base_frame(df, unit, worker, dimension, started, submitted, line_offset):
     "The canonical frame's id and time columns, checked, and the unit and worker codes when they are known (else None)."
-    unit_ids, worker_ids = concurrently([lambda: id_codes(df, unit, "unit", line_offset),
-                                         lambda: id_codes(df, worker, "worker", line_offset)])
+    ids = [lambda: id_codes(df, unit, "unit", line_offset), lambda: id_codes(df, worker, "worker", line_offset)]
+    # side by side on threads; or one after the other, when each is hashed on every thread
+    unit_ids, worker_ids = [_settled(f) for f in ids] if hashed_on_threads(len(df)) else concurrently(ids)
     (units, ucodes), (workers, wcodes) = unit_ids(), worker_ids()   # errors in the order of the columns
     out = pd.DataFrame({"unit": units, "worker": workers}).reset_index(drop=True)
     if dimension is not None: out["dimension"] = _check_ids(df, dimension, "dimension", line_offset).to_numpy()
@@ -1532,3 +1552,94 @@ def simulate_crowd(
     df = pd.DataFrame({"unit": units[u], "worker": workers[w], "label": lab})
     return Simulation(df, pd.Series(truth, units, name="truth"), pd.Series(q, workers, name="quality"),
                       pd.Series(spam, workers, name="spammer"), pd.Series(d, units, name="difficulty"), labels)
+
+# %% ../nbs/00_core.ipynb #24d04952
+@kernel
+def _hash_rows(off, data, lo, hi, n_parts, out, part):
+    ("The hashes of the strings lo:hi (bytes `data[off[i]:off[i + 1]]`, FNV-1a then fmix64): the low 32 bits in "
+     "`out`, and the partition of the high 32 bits in `part`.")
+    for i in range(lo, hi):
+        h = np.uint64(14695981039346656037)
+        for k in range(off[i], off[i + 1]):
+            h = (h ^ np.uint64(data[k])) * np.uint64(1099511628211)
+        h ^= h >> np.uint64(33)
+        h *= np.uint64(0xFF51AFD7ED558CCD)
+        h ^= h >> np.uint64(33)
+        h *= np.uint64(0xC4CEB9FE1A85EC53)
+        h ^= h >> np.uint64(33)
+        out[i], part[i] = h & np.uint64(0xFFFFFFFF), ((h >> np.uint64(32)) * np.uint64(n_parts)) >> np.uint64(32)
+
+# %% ../nbs/00_core.ipynb #2833f4ce
+@kernel
+def _group_rows(part, n_parts):
+    "The rows grouped by partition, in row order within one (a counting sort), and where each partition ends."
+    ends = np.zeros(n_parts + 1, np.int64)
+    for i in range(len(part)): ends[part[i] + 1] += 1
+    for p in range(n_parts): ends[p + 1] += ends[p]
+    at, order = ends[:-1].copy(), np.empty(len(part), np.int32)
+    for i in range(len(part)):
+        order[at[part[i]]] = i
+        at[part[i]] += 1
+    return order, ends
+
+# %% ../nbs/00_core.ipynb #f1bd4716
+@kernel
+def _factorize_part(rows, hashes, off, data, codes):
+    "Codes (0, 1, ... in order of appearance) of the strings at `rows` into `codes`; the first row of each."
+    size = 2
+    while size < 2 * len(rows): size *= 2
+    mask, table = np.uint64(size - 1), np.full(size, -1, np.int32)
+    firsts, m = np.empty(len(rows), np.int32), 0
+    for j in range(len(rows)):
+        r, h = rows[j], hashes[rows[j]]
+        slot, a0, n = np.uint64(h) & mask, off[rows[j]], off[rows[j] + 1] - off[rows[j]]
+        while True:
+            t = table[slot]
+            if t < 0:                                     # a new string
+                table[slot], firsts[m], codes[r] = m, r, m
+                m += 1
+                break
+            q = firsts[t]
+            if hashes[q] == h and off[q + 1] - off[q] == n:
+                k = 0
+                while k < n and data[a0 + k] == data[off[q] + k]: k += 1
+                if k == n:                                # the same string
+                    codes[r] = t
+                    break
+            slot = (slot + np.uint64(1)) & mask
+    return firsts[:m].copy()
+
+@kernel
+def _offset_codes(rows, codes, base):
+    "Add `base` to the codes of `rows`."
+    for j in range(len(rows)): codes[rows[j]] += base
+
+# %% ../nbs/00_core.ipynb #cc9eb4f7
+def hash_factorize(
+    s: pd.Series,  # a column of pyarrow strings (its `.array` an `ArrowStringArray`)
+    n: int = 2,  # threads (partitions: 4n)
+) -> tuple[np.ndarray, pd.Index]:
+    ("`pd.factorize(s)` up to the order of the distinct values, in hash partitions on `n` threads (numba kernels); "
+     "`pd.factorize(s)` itself for another column, or on the numpy engine.")
+    n = check_int("n", n)
+    if not isinstance(s.array, pd.arrays.ArrowStringArray) or engine() != "numba": return pd.factorize(s)
+    import pyarrow as pa
+    arr = pa.array(s.array)
+    if isinstance(arr, pa.ChunkedArray): arr = arr.combine_chunks()
+    if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)) or len(arr) >= 2**31:
+        return pd.factorize(s)                            # (32-bit row numbers below)
+    rows, bufs, P = len(arr), arr.buffers(), 4 * n
+    width = np.int64 if pa.types.is_large_string(arr.type) else np.int32
+    off = np.frombuffer(bufs[1], width)[arr.offset:arr.offset + rows + 1]
+    data = np.frombuffer(bufs[2], np.uint8) if bufs[2] is not None else np.zeros(0, np.uint8)
+    h, part, cut = np.empty(rows, np.uint32), np.empty(rows, np.uint16), np.linspace(0, rows, n + 1).astype(np.int64)
+    for done in concurrently([lambda k=k: _hash_rows(off, data, cut[k], cut[k + 1], P, h, part) for k in range(n)]):
+        done()
+    if arr.null_count: part[~arr.is_valid().to_numpy(zero_copy_only=False)] = P   # missing: a last group, not coded
+    order, ends = _group_rows(part, P + 1)
+    codes, rows_of = np.full(rows, -1, np.int64), [order[ends[p]:ends[p + 1]] for p in range(P)]
+    firsts = [f() for f in concurrently([lambda p=p: _factorize_part(rows_of[p], h, off, data, codes)
+                                         for p in range(P)])]
+    base = np.cumsum([0] + [len(f) for f in firsts])
+    for done in concurrently([lambda p=p: _offset_codes(rows_of[p], codes, base[p]) for p in range(1, P)]): done()
+    return codes, pd.Index(s.array.take(np.concatenate(firsts)))
