@@ -26,11 +26,11 @@ __all__ = ['prange', 'LEVELS', 'HASH_MIN', 'FORMATS', 'DEFAULTS', 'PASS_THROUGH'
            'distinct', 'engine', 'scratch', 'kernel', 'stack_scratch', 'Opt', 'OptionError', 'Placeholder',
            'OptionTypeError', 'as_rng', 'check_choice', 'check_int', 'check_number', 'check_level', 'check_bool',
            'blas_threads', 'divide', 'group_runs', 'shared_data', 'rows_msg', 'parse_answers', 'Judgments',
-           'sorted_text_codes', 'category_codes', 'hashed_on_threads', 'factorize_ids', 'id_codes', 'n_threads',
-           'thread_pool', 'concurrently', 'canonical_frame', 'apply_empty', 'codes_from_table', 'detect_format',
-           'read_table', 'csv_lines', 'as_judgments', 'option_owners', 'role_columns', 'is_parquet', 'parquet_table',
-           'table_judgments', 'is_dask_frame', 'frame_backend', 'backend_judgments', 'atomic_write', 'write_csv',
-           'loop_design', 'design_matrix', 'Simulation', 'simulate_crowd', 'hash_factorize']
+           'sorted_text_codes', 'category_codes', 'in_pool_thread', 'hashed_on_threads', 'factorize_ids', 'id_codes',
+           'n_threads', 'thread_pool', 'concurrently', 'canonical_frame', 'apply_empty', 'codes_from_table',
+           'detect_format', 'read_table', 'csv_lines', 'as_judgments', 'option_owners', 'role_columns', 'is_parquet',
+           'parquet_table', 'table_judgments', 'is_dask_frame', 'frame_backend', 'backend_judgments', 'atomic_write',
+           'write_csv', 'loop_design', 'design_matrix', 'Simulation', 'simulate_crowd', 'hash_factorize']
 
 # %% ../nbs/00_core.ipynb #d6ab251b
 def show_progress(
@@ -567,11 +567,16 @@ def category_codes(
 # %% ../nbs/00_core.ipynb #cb44e742
 HASH_MIN = 1_000_000   # rows from which a text id column is hashed on every thread
 
+def in_pool_thread() -> bool:
+    "Whether this runs in one of crowdnb's pool threads (`thread_pool`), where nested work runs inline."
+    return threading.current_thread().name.startswith("crowdnb")
+
 def hashed_on_threads(
     n_rows: int,  # the column's length
 ) -> bool:
-    "Whether `factorize_ids` hashes a text column of `n_rows` on every thread: numba, 2+ threads, `HASH_MIN` rows."
-    return n_rows >= HASH_MIN and n_threads() > 1 and engine() == "numba"
+    ("Whether `factorize_ids` hashes a text column of `n_rows` on every thread: numba, 2+ threads, `HASH_MIN` rows, "
+     "not already in a pool thread.")
+    return n_rows >= HASH_MIN and n_threads() > 1 and engine() == "numba" and not in_pool_thread()
 
 def factorize_ids(
     s: pd.Series,  # an id column
@@ -676,7 +681,7 @@ def thread_pool(
     n: int,  # its number of threads
 ) -> "ThreadPoolExecutor | None":
     "The process's pool of `n` threads, made once; None inside one of its threads (nested work runs inline)."
-    if threading.current_thread().name.startswith("crowdnb"): return None
+    if in_pool_thread(): return None
     from concurrent.futures import ThreadPoolExecutor
     with _POOLS_LOCK:
         if n not in _POOLS: _POOLS[n] = ThreadPoolExecutor(n, thread_name_prefix="crowdnb")
@@ -716,8 +721,11 @@ def canonical_frame(df, unit="unit", worker="worker", label="label", **kwargs):
 def _base_frame(df, unit, worker, dimension, started, submitted, line_offset):
     "The canonical frame's id and time columns, checked, and the unit and worker codes when they are known (else None)."
     ids = [lambda: id_codes(df, unit, "unit", line_offset), lambda: id_codes(df, worker, "worker", line_offset)]
-    # side by side on threads; or one after the other, when each is hashed on every thread
-    unit_ids, worker_ids = [_settled(f) for f in ids] if hashed_on_threads(len(df)) else concurrently(ids)
+    # side by side on threads (each hashed by `pd.factorize`); when only one of them needs hashing and it is long,
+    # one after the other, that one hashed on every thread
+    hashed = sum(isinstance(df[c].array, pd.arrays.ArrowStringArray) for c in dict.fromkeys((unit, worker)))
+    one_by_one = hashed == 1 and hashed_on_threads(len(df))
+    unit_ids, worker_ids = [_settled(f) for f in ids] if one_by_one else concurrently(ids)
     (units, ucodes), (workers, wcodes) = unit_ids(), worker_ids()   # errors in the order of the columns
     out = pd.DataFrame({"unit": units, "worker": workers}).reset_index(drop=True)
     if dimension is not None: out["dimension"] = _check_ids(df, dimension, "dimension", line_offset).to_numpy()
