@@ -20,16 +20,16 @@ from scipy import sparse
 
 from .core import (Judgments, as_judgments, progress_bar, check_choice, check_int, check_number, check_bool,
                           engine, kernel, prange)
-from .engine import Shard, ShardJudgments, Threads, split_units, stable_order
+from .engine import PlacedSums, Shard, ShardJudgments, Threads, split_units, stable_order
 
 # %% auto #0
-__all__ = ['TINY', 'DENSE_TRIPLES', 'wcos', 'pad_blocks', 'exclusive_sums', 'CrowdIndex', 'group_pairs', 'pair_wcos', 'sent_vec',
-           'agreement_sums', 'ratio', 'sqs', 'wsa_cos', 'wsa', 'wwa', 'wqs', 'p_given', 'pair_slots', 'split_keys',
-           'rqs_triples', 'triple_sums', 'rqs_from_triples', 'rqs', 'srs_cells', 'srs', 'FixedPoint', 'step_sums',
-           'worker_sums', 'CrowdState', 'crowd_counts', 'crowd_start', 'crowd_summary', 'crowd_keys', 'crowd_place',
-           'place_sums', 'crowd_step', 'crowd_update', 'crowd_fixed_point', 'fixed_point', 'CrowdTruthResult',
-           'crowd_cells', 'crowd_uas', 'check_pairs', 'check_units', 'crowd_units', 'crowd_tables', 'crowd_release',
-           'crowd_result', 'run_options', 'run', 'dimred_answer', 'tutorial_configs', 'tutorial_run', 'tutorial_stored']
+__all__ = ['TINY', 'wcos', 'pad_blocks', 'exclusive_sums', 'CrowdIndex', 'group_pairs', 'pair_wcos', 'sent_vec', 'agreement_sums',
+           'ratio', 'sqs', 'wsa_cos', 'wsa', 'wwa', 'wqs', 'p_given', 'pair_slots', 'split_keys', 'rqs_triples',
+           'triple_sums', 'rqs_from_triples', 'rqs', 'srs_cells', 'srs', 'FixedPoint', 'step_sums', 'worker_sums',
+           'CrowdState', 'crowd_counts', 'crowd_start', 'crowd_summary', 'crowd_keys', 'crowd_place', 'place_sums',
+           'crowd_step', 'crowd_update', 'crowd_fixed_point', 'fixed_point', 'CrowdTruthResult', 'crowd_cells',
+           'crowd_uas', 'check_pairs', 'check_units', 'crowd_units', 'crowd_tables', 'crowd_release', 'crowd_result',
+           'run_options', 'run', 'dimred_answer', 'tutorial_configs', 'tutorial_run', 'tutorial_stored']
 
 # %% ../nbs/10_crowdtruth.ipynb #3ea8d733
 TINY = 1e-8  # the reference package's SMALL_NUMBER_CONST: its floor for denominators and for RQS
@@ -637,21 +637,14 @@ def crowd_place(
     return replace(st, place=None if st.ix is None else np.searchsorted(keys, rqs_triples(st.ix)["keys"]))
 
 # %% ../nbs/10_crowdtruth.ipynb #ea4e08a6
-DENSE_TRIPLES = 1 << 22   # up to this many triples, shards send their RQS sums as dense arrays (else sparse)
-
 def place_sums(
     num,  # a shard's numerators of P_r(i|j), one per triple of the shard
     den,  # their denominators
     place,  # the places of the shard's triples among all triples
     n_triples: int,  # the number of triples over all shards
 ):
-    "A shard's triple sums at their places among all triples: a dense 2 x T array, or sparse when T is large."
-    if n_triples <= DENSE_TRIPLES:
-        out = np.zeros((2, n_triples))
-        out[0, place], out[1, place] = num, den
-        return out
-    k = len(num)
-    return sparse.csr_matrix((np.r_[num, den], np.r_[place, place], [0, k, 2 * k]), shape=(2, n_triples))
+    "A shard's triple sums at their places among all triples (rows: numerators, denominators)."
+    return PlacedSums(place, (num, den), n_triples)
 
 # %% ../nbs/10_crowdtruth.ipynb #487b9588
 def crowd_step(
@@ -689,8 +682,7 @@ def crowd_update(
     clamp = cfg["clamp"]
     a_new = a
     if cfg["closed"]:
-        sums = t["rqs"].toarray() if sparse.issparse(t["rqs"]) else t["rqs"]
-        a_new = rqs_from_triples(triples, *sums, w, len(a), clamp=clamp)
+        a_new = rqs_from_triples(triples, *t["rqs"].toarray(), w, len(a), clamp=clamp)
     wwa_, wsa_ = ratio(t["wwa_num"], t["wwa_den"], clamp), ratio(t["wsa_num"], t["wsa_den"], clamp)
     return wqs(wsa_, wwa_), a_new, wwa_, wsa_
 

@@ -18,7 +18,7 @@ from .core import Judgments, check_int, concurrently, distinct, engine, kernel, 
 
 # %% auto #0
 __all__ = ['COUNTING_MIN', 'SHARD_MIN', 'Shard', 'unit_blocks', 'first_pair', 'shard_flags', 'stable_order', 'split_units',
-           'ShardJudgments', 'add_stats', 'Threads']
+           'ShardJudgments', 'add_stats', 'PlacedSums', 'Threads']
 
 # %% ../nbs/01_engine.ipynb #95503f07
 @dataclass
@@ -203,6 +203,39 @@ def _combine(key: str, a, b):
     if key.startswith("max_"): return max(a, b)
     if key.startswith("union_"): return distinct(a, b)
     return a + b
+
+# %% ../nbs/01_engine.ipynb #f5da3b24
+class PlacedSums:
+    "Rows of values at places among `n`, from shards whose places may overlap: `+` keeps the parts, `toarray` totals."
+    def __init__(self,
+                 place,  # where each value goes among the n (no place twice within one part)
+                 rows,  # one or more arrays of values, each as long as `place`
+                 n: int):  # the length of the total
+        self.n, self.parts = n, [(np.asarray(place, np.int64), tuple(np.asarray(r, float) for r in rows))]
+
+    def __repr__(self): return f"PlacedSums({len(self.parts)} parts, {self.size} values, n={self.n})"
+
+    @property
+    def size(self) -> int: return sum(len(r) for _, v in self.parts for r in v)   # the values held, rows included
+
+    def toarray(self) -> np.ndarray:
+        "The total: rows x n (a dense sum's own array when it is the one part)."
+        if len(self.parts) == 1 and self.parts[0][0] is None: return self.parts[0][1]
+        out = np.zeros((len(self.parts[0][1]), self.n))
+        for place, v in self.parts:
+            if place is None: out += v
+            else:
+                for o, r in zip(out, v): np.add.at(o, place, r)
+        return out
+
+@patch
+def __add__(self: PlacedSums, other: PlacedSums) -> PlacedSums:
+    "Both sums' parts side by side; dense once they hold more than four dense totals."
+    if self.n != other.n: raise ValueError(f"cannot add PlacedSums of lengths {self.n} and {other.n}")
+    out = PlacedSums.__new__(PlacedSums)
+    out.n, out.parts = self.n, self.parts + other.parts
+    if out.size > 4 * len(out.parts[0][1]) * out.n: out.parts = [(None, out.toarray())]
+    return out
 
 # %% ../nbs/01_engine.ipynb #ec30f697
 class Threads:
