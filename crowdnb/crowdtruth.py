@@ -23,13 +23,14 @@ from .core import (Judgments, as_judgments, progress_bar, check_choice, check_in
 from .engine import PlacedSums, Shard, ShardJudgments, Threads, split_units, stable_order
 
 # %% auto #0
-__all__ = ['TINY', 'wcos', 'pad_blocks', 'exclusive_sums', 'CrowdIndex', 'group_pairs', 'pair_wcos', 'sent_vec', 'agreement_sums',
-           'ratio', 'sqs', 'wsa_cos', 'wsa', 'wwa', 'wqs', 'p_given', 'pair_slots', 'split_keys', 'rqs_triples',
-           'triple_sums', 'rqs_from_triples', 'rqs', 'srs_cells', 'srs', 'FixedPoint', 'step_sums', 'worker_sums',
-           'CrowdState', 'crowd_counts', 'crowd_start', 'crowd_summary', 'crowd_keys', 'crowd_place', 'place_sums',
-           'crowd_step', 'crowd_update', 'crowd_fixed_point', 'fixed_point', 'CrowdTruthResult', 'crowd_cells',
-           'crowd_uas', 'check_pairs', 'check_units', 'crowd_units', 'crowd_tables', 'crowd_release', 'crowd_result',
-           'run_options', 'run', 'dimred_answer', 'tutorial_configs', 'tutorial_run', 'tutorial_stored']
+__all__ = ['TINY', 'PAIR_BLOCK', 'wcos', 'pad_blocks', 'exclusive_sums', 'CrowdIndex', 'group_pairs', 'pair_wcos', 'sent_vec',
+           'agreement_sums', 'ratio', 'sqs', 'wsa_cos', 'wsa', 'wwa', 'wqs', 'p_given', 'entry_order', 'pairs_of',
+           'one_entry_each', 'pair_slots', 'split_keys', 'distinct_slots', 'rqs_triples', 'triple_sums',
+           'rqs_from_triples', 'rqs', 'srs_cells', 'srs', 'FixedPoint', 'step_sums', 'worker_sums', 'CrowdState',
+           'crowd_counts', 'crowd_start', 'crowd_summary', 'crowd_keys', 'crowd_place', 'place_sums', 'crowd_step',
+           'crowd_update', 'crowd_fixed_point', 'fixed_point', 'CrowdTruthResult', 'crowd_cells', 'crowd_uas',
+           'check_pairs', 'check_units', 'crowd_units', 'crowd_tables', 'crowd_release', 'crowd_result', 'run_options',
+           'run', 'dimred_answer', 'tutorial_configs', 'tutorial_run', 'tutorial_stored']
 
 # %% ../nbs/10_crowdtruth.ipynb #3ea8d733
 TINY = 1e-8  # the reference package's SMALL_NUMBER_CONST: its floor for denominators and for RQS
@@ -397,24 +398,50 @@ def p_given(
     return sparse.csr_matrix((top / den.data, den.indices, den.indptr), shape=den.shape), den
 
 # %% ../nbs/10_crowdtruth.ipynb #0a0dd81e
-def pair_slots(
+def entry_order(
     ix: CrowdIndex,  # the crowd's (or one shard's) sparse structure
-) -> dict:
-    """Every (entry (j, s, r), co-worker i on s) pair: its triple key (r W + j) W + i and X_r(i, s); entries in
-    (r, j) order."""
+) -> np.ndarray:
+    "The entries in (annotation, worker, unit) order: a triple's pairs close together, which keeps its sums in cache."
+    return np.lexsort((ix.e_unit, ix.e_worker, ix.e_lab))
+
+def pairs_of(
+    ix: CrowdIndex,  # the crowd's (or one shard's) sparse structure
+    order: np.ndarray,  # the entries in order (`entry_order`)
+    lo: int = 0,  # the first entry (a position in `order`)
+    hi: int | None = None,  # the end of the entries (None: all)
+    one_each: bool | None = None,  # every judgment holds one entry (entry k is judgment k); None: look
+) -> tuple[np.ndarray, np.ndarray]:
+    "(triple key (r W + j) W + i, X_r(i, s)) of every (entry (j, s, r), co-worker i on s) pair of entries lo:hi."
     W, L = ix.n_workers, ix.n_labels
-    order = np.lexsort((ix.e_unit, ix.e_worker, ix.e_lab))           # a triple's pairs close together: cache-friendly
-    e_unit, e_pos, e_lab = ix.e_unit[order], ix.e_pos[order], ix.e_lab[order]
+    if one_each is None: one_each = one_entry_each(ix)
+    sel = order[lo:hi]
+    e_unit, e_pos, e_lab = ix.e_unit[sel], ix.e_pos[sel], ix.e_lab[sel]
     first = (np.cumsum(ix.n_per_unit) - ix.n_per_unit)[e_unit]       # first judgment of each entry's unit
     cnt = ix.n_per_unit[e_unit] - 1                                   # its co-workers
     entry = np.repeat(np.arange(len(cnt)), cnt)
     k = np.arange(len(entry)) - np.repeat(np.cumsum(cnt) - cnt, cnt)
     co = first[entry] + k + (k >= (e_pos - first)[entry])            # skip the entry's own judgment
     r = e_lab[entry]
-    key = (r * W + ix.e_worker[order][entry]) * W + ix.worker[co]
+    key = (r * W + ix.e_worker[sel][entry]) * W + ix.worker[co]
+    if one_each: return key, np.where(ix.e_lab[co] == r, ix.e_val[co], 0.0)   # the co-worker's one entry
     ekey, q = ix.e_pos * L + ix.e_lab, co * L + r                     # entries are sorted by position, annotation
     at = np.minimum(np.searchsorted(ekey, q), max(len(ekey) - 1, 0))
-    return dict(order=order, eoff=np.r_[0, np.cumsum(cnt)], key=key, x=np.where(ekey[at] == q, ix.e_val[at], 0.0))
+    return key, np.where(ekey[at] == q, ix.e_val[at], 0.0)
+
+def one_entry_each(
+    ix: CrowdIndex,  # the crowd's (or one shard's) sparse structure
+) -> bool:
+    "Every judgment holds exactly one entry (one annotation): entry k is judgment k."
+    return len(ix.e_pos) == len(ix.unit) and bool((np.diff(ix.e_pos) == 1).all())
+
+def pair_slots(
+    ix: CrowdIndex,  # the crowd's (or one shard's) sparse structure
+) -> dict:
+    """Every (entry (j, s, r), co-worker i on s) pair: its triple key (r W + j) W + i and X_r(i, s); entries in
+    (r, j) order."""
+    order = entry_order(ix)
+    key, x = pairs_of(ix, order)
+    return dict(order=order, eoff=np.r_[0, np.cumsum(ix.n_per_unit[ix.e_unit[order]] - 1)], key=key, x=x)
 
 # %% ../nbs/10_crowdtruth.ipynb #1374365b
 def split_keys(
@@ -426,16 +453,37 @@ def split_keys(
     return keys // (W * W), keys // W % W, keys % W
 
 # %% ../nbs/10_crowdtruth.ipynb #c8124aa6
+PAIR_BLOCK = 1 << 24   # pairs listed at once by `rqs_triples`
+
+def distinct_slots(
+    keys: np.ndarray,  # non-negative integer keys
+    n_keys: int,  # every key is below this
+) -> tuple[np.ndarray, np.ndarray]:
+    ("`np.unique(keys, return_inverse=True)`, as (sorted distinct keys, int32 slots when they fit); by a table "
+     "of the `n_keys` possible keys when it is no longer than twice the keys, else by a sort.")
+    if n_keys > max(2 * len(keys), 1 << 20) or n_keys >= 2**31:
+        uniq, slot = np.unique(keys, return_inverse=True)
+        return uniq, slot.astype(np.int32 if len(uniq) < 2**31 else np.int64)
+    seen = np.zeros(n_keys, bool)
+    seen[keys] = True
+    return np.flatnonzero(seen), (np.cumsum(seen, dtype=np.int32) - 1)[keys]
+
 def rqs_triples(
     ix: CrowdIndex,  # the crowd's (or one shard's) sparse structure
 ) -> dict:
     "The distinct triple keys of `pair_slots` (sorted) and each pair's triple number; built once per index."
     def make():
-        p = pair_slots(ix)
-        keys, slot = np.unique(p["key"], return_inverse=True)
-        x = p["x"]
-        return dict(keys=keys, slot=slot.astype(np.int32 if len(keys) < 2**31 else np.int64), eoff=p["eoff"],
-                    order=p["order"], x=x.astype(np.float32) if (x == x.astype(np.float32)).all() else x)
+        order = entry_order(ix)
+        eoff = np.r_[0, np.cumsum(ix.n_per_unit[ix.e_unit[order]] - 1)]
+        cut = np.unique(np.r_[np.searchsorted(eoff, np.arange(0, eoff[-1], PAIR_BLOCK), "right") - 1, len(order)])
+        one = one_entry_each(ix)
+        blocks = [pairs_of(ix, order, lo, hi, one) for lo, hi in zip(cut[:-1], cut[1:])]
+        key = np.concatenate([k for k, _ in blocks]) if blocks else np.zeros(0, np.int64)
+        exact = all((x == x.astype(np.float32)).all() for _, x in blocks)
+        x = np.concatenate([x.astype(np.float32) if exact else x for _, x in blocks]) if blocks else np.zeros(0)
+        del blocks
+        keys, slot = distinct_slots(key, ix.n_labels * ix.n_workers**2)
+        return dict(keys=keys, slot=slot, eoff=eoff, order=order, x=x)
     return ix._once("rqs_triples", make)
 
 # %% ../nbs/10_crowdtruth.ipynb #6cda725c
