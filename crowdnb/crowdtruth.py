@@ -460,7 +460,7 @@ def distinct_slots(
     n_keys: int,  # every key is below this
 ) -> tuple[np.ndarray, np.ndarray]:
     ("`np.unique(keys, return_inverse=True)`, as (sorted distinct keys, int32 slots when they fit); by a table "
-     "of the `n_keys` possible keys when it is no longer than twice the keys, else by a sort.")
+     "of the `n_keys` possible keys when it is no longer than twice the keys (or 2**20), else by a sort.")
     if n_keys > max(2 * len(keys), 1 << 20) or n_keys >= 2**31:
         uniq, slot = np.unique(keys, return_inverse=True)
         return uniq, slot.astype(np.int32 if len(uniq) < 2**31 else np.int64)

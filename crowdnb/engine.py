@@ -208,7 +208,7 @@ def _combine(key: str, a, b):
 class PlacedSums:
     "Rows of values at places among `n`, from shards whose places may overlap: `+` keeps the parts, `toarray` totals."
     def __init__(self,
-                 place,  # where each value goes among the n (no place twice within one part)
+                 place,  # where each value goes among the n (a place may repeat: its values add)
                  rows,  # one or more arrays of values, each as long as `place`
                  n: int):  # the length of the total
         self.n, self.parts = n, [(np.asarray(place, np.int64), tuple(np.asarray(r, float) for r in rows))]
