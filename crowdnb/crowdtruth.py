@@ -448,9 +448,9 @@ def split_keys(
     keys,  # triple keys (r W + j) W + i
     n_workers: int,  # W
 ) -> tuple:
-    "(r, j, i) of each triple key."
+    "(r, j, i) of each triple key (32-bit: the update reads them every iteration)."
     W = n_workers
-    return keys // (W * W), keys // W % W, keys % W
+    return tuple(x.astype(np.int32 if W < 2**31 else np.int64) for x in (keys // (W * W), keys // W % W, keys % W))
 
 # %% ../nbs/10_crowdtruth.ipynb #c8124aa6
 PAIR_BLOCK = 1 << 24   # pairs listed at once by `rqs_triples`

@@ -17,8 +17,8 @@ from scipy import sparse
 from .core import Judgments, check_int, concurrently, distinct, engine, kernel, n_threads, thread_pool
 
 # %% auto #0
-__all__ = ['COUNTING_MIN', 'SHARD_MIN', 'Shard', 'unit_blocks', 'first_pair', 'shard_flags', 'stable_order', 'split_units',
-           'ShardJudgments', 'add_stats', 'PlacedSums', 'Threads']
+__all__ = ['COUNTING_MIN', 'ADD_AT_MIN', 'SHARD_MIN', 'Shard', 'unit_blocks', 'first_pair', 'shard_flags', 'stable_order',
+           'split_units', 'ShardJudgments', 'add_stats', 'PlacedSums', 'Threads']
 
 # %% ../nbs/01_engine.ipynb #95503f07
 @dataclass
@@ -205,6 +205,8 @@ def _combine(key: str, a, b):
     return a + b
 
 # %% ../nbs/01_engine.ipynb #f5da3b24
+ADD_AT_MIN = 1 << 16   # values from which `PlacedSums.toarray` adds with numba (`_add_at`) when it is installed
+
 class PlacedSums:
     "Rows of values at places among `n`, from shards whose places may overlap: `+` keeps the parts, `toarray` totals."
     def __init__(self,
@@ -219,13 +221,16 @@ class PlacedSums:
     def size(self) -> int: return sum(len(r) for _, v in self.parts for r in v)   # the values held, rows included
 
     def toarray(self) -> np.ndarray:
-        "The total: rows x n (a dense sum's own array when it is the one part)."
+        "The total: rows x n (a dense sum's own array when it is the one part); the rows on threads."
         if len(self.parts) == 1 and self.parts[0][0] is None: return self.parts[0][1]
         out = np.zeros((len(self.parts[0][1]), self.n))
-        for place, v in self.parts:
-            if place is None: out += v
-            else:
-                for o, r in zip(out, v): np.add.at(o, place, r)
+        fast = engine() == "numba" and self.size >= ADD_AT_MIN
+        def total(i):                          # row i of every part (numba's loop lets go of the GIL; np.add.at not)
+            for place, v in self.parts:
+                if place is None: out[i] += v[i]
+                elif fast: _add_at(out[i], place, v[i])
+                else: np.add.at(out[i], place, v[i])
+        for done in concurrently([lambda i=i: total(i) for i in range(len(out))]): done()
         return out
 
 @patch
@@ -306,3 +311,9 @@ def _counting_order(codes, n_codes, out):
         out[start[codes[i]]] = i
         start[codes[i]] += 1
     return out
+
+# %% ../nbs/01_engine.ipynb #09b15788
+@kernel
+def _add_at(out, place, values):
+    "Low-level (numba): `np.add.at(out, place, values)`."
+    for k in range(len(place)): out[place[k]] += values[k]
