@@ -25,7 +25,7 @@ from .engine import PlacedSums, Shard, ShardJudgments, Threads, split_units, sta
 # %% auto #0
 __all__ = ['TINY', 'PAIR_BLOCK', 'wcos', 'pad_blocks', 'exclusive_sums', 'CrowdIndex', 'group_pairs', 'pair_wcos', 'sent_vec',
            'agreement_sums', 'ratio', 'sqs', 'wsa_cos', 'wsa', 'wwa', 'wqs', 'p_given', 'entry_order', 'pairs_of',
-           'one_entry_each', 'pair_slots', 'split_keys', 'distinct_slots', 'rqs_triples', 'triple_sums',
+           'one_entry_each', 'pair_slots', 'split_keys', 'distinct_slots', 'pair_blocks', 'rqs_triples', 'triple_sums',
            'rqs_from_triples', 'rqs', 'srs_cells', 'srs', 'FixedPoint', 'step_sums', 'worker_sums', 'CrowdState',
            'crowd_counts', 'crowd_start', 'crowd_summary', 'crowd_keys', 'crowd_place', 'place_sums', 'crowd_step',
            'crowd_update', 'crowd_fixed_point', 'fixed_point', 'CrowdTruthResult', 'crowd_cells', 'crowd_uas',
@@ -468,6 +468,13 @@ def distinct_slots(
     seen[keys] = True
     return np.flatnonzero(seen), (np.cumsum(seen, dtype=np.int32) - 1)[keys]
 
+def pair_blocks(
+    eoff: np.ndarray,  # where each entry's pairs start, and the end (entries in order)
+) -> np.ndarray:
+    ("Bounds of blocks of whole entries, a block from the entry holding pair k `PAIR_BLOCK` (at most `PAIR_BLOCK` "
+     "pairs plus one entry's).")
+    return np.unique(np.r_[np.searchsorted(eoff, np.arange(0, eoff[-1], PAIR_BLOCK), "right") - 1, len(eoff) - 1])
+
 def rqs_triples(
     ix: CrowdIndex,  # the crowd's (or one shard's) sparse structure
 ) -> dict:
@@ -475,7 +482,7 @@ def rqs_triples(
     def make():
         order = entry_order(ix)
         eoff = np.r_[0, np.cumsum(ix.n_per_unit[ix.e_unit[order]] - 1)]
-        cut = np.unique(np.r_[np.searchsorted(eoff, np.arange(0, eoff[-1], PAIR_BLOCK), "right") - 1, len(order)])
+        cut = pair_blocks(eoff)
         one = one_entry_each(ix)
         blocks = [pairs_of(ix, order, lo, hi, one) for lo, hi in zip(cut[:-1], cut[1:])]
         key = np.concatenate([k for k, _ in blocks]) if blocks else np.zeros(0, np.int64)
@@ -500,8 +507,13 @@ def triple_sums(
         num, den = np.zeros(T), np.zeros(T)
         _triple_kernel(t["eoff"], t["slot"], t["x"], y, num, den)
         return num, den
-    yp = np.repeat(y, np.diff(t["eoff"]))
-    return np.bincount(t["slot"], yp * t["x"], minlength=T), np.bincount(t["slot"], yp, minlength=T)
+    num, den, eoff = np.zeros(T), np.zeros(T), t["eoff"]
+    cut = pair_blocks(eoff)
+    for lo, hi in zip(cut[:-1], cut[1:]):                             # a block of pairs at a time: bounded memory
+        yp, p = np.repeat(y[lo:hi], np.diff(eoff[lo:hi + 1])), slice(eoff[lo], eoff[hi])
+        np.add.at(num, t["slot"][p], yp * t["x"][p])
+        np.add.at(den, t["slot"][p], yp)
+    return num, den
 
 # %% ../nbs/10_crowdtruth.ipynb #17079871
 def rqs_from_triples(
