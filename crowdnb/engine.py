@@ -213,7 +213,12 @@ class PlacedSums:
                  place,  # where each value goes among the n (a place may repeat: its values add)
                  rows,  # one or more arrays of values, each as long as `place`
                  n: int):  # the length of the total
-        self.n, self.parts = n, [(np.asarray(place, np.int64), tuple(np.asarray(r, float) for r in rows))]
+        place, rows = np.asarray(place, np.int64), tuple(np.asarray(r, float) for r in rows)
+        if len(place) and (place.min() < 0 or place.max() >= n):   # the compiled total does not check bounds
+            raise ValueError(f"PlacedSums: places must lie in 0..{n - 1}, got {place.min()}..{place.max()}")
+        if any(r.shape != place.shape for r in rows):
+            raise ValueError(f"PlacedSums: each row must hold one value per place ({len(place)})")
+        self.n, self.parts = n, [(place, rows)]
 
     def __repr__(self): return f"PlacedSums({len(self.parts)} parts, {self.size} values, n={self.n})"
 
