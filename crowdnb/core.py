@@ -30,7 +30,8 @@ __all__ = ['prange', 'LEVELS', 'HASH_MIN', 'FORMATS', 'DEFAULTS', 'PASS_THROUGH'
            'n_threads', 'thread_pool', 'concurrently', 'canonical_frame', 'apply_empty', 'codes_from_table',
            'detect_format', 'read_table', 'csv_lines', 'as_judgments', 'option_owners', 'role_columns', 'is_parquet',
            'parquet_table', 'table_judgments', 'is_dask_frame', 'frame_backend', 'backend_judgments', 'atomic_write',
-           'write_csv', 'loop_design', 'design_matrix', 'Simulation', 'simulate_crowd', 'hash_factorize']
+           'write_csv', 'loop_design', 'design_matrix', 'Simulation', 'simulate_crowd', 'counting_order',
+           'hash_factorize']
 
 # %% ../nbs/00_core.ipynb #d6ab251b
 def show_progress(
@@ -1579,16 +1580,25 @@ def _hash_rows(off, data, lo, hi, n_parts, out, part):
 
 # %% ../nbs/00_core.ipynb #2833f4ce
 @kernel
-def _group_rows(part, n_parts):
-    "The rows grouped by partition, in row order within one (a counting sort), and where each partition ends."
-    ends = np.zeros(n_parts + 1, np.int64)
-    for i in range(len(part)): ends[part[i] + 1] += 1
-    for p in range(n_parts): ends[p + 1] += ends[p]
-    at, order = ends[:-1].copy(), np.empty(len(part), np.int32)
-    for i in range(len(part)):
-        order[at[part[i]]] = i
-        at[part[i]] += 1
-    return order, ends
+def _counting_order(codes, n_codes, out):
+    "Low-level (numba): the stable order of integer codes in [0, n_codes), by counting, into `out`."
+    start = np.zeros(n_codes + 1, np.int64)
+    for c in codes: start[c + 1] += 1
+    for k in range(n_codes): start[k + 1] += start[k]
+    for i in range(len(codes)):
+        out[start[codes[i]]] = i
+        start[codes[i]] += 1
+    return out
+
+def counting_order(
+    codes: np.ndarray,  # integer codes in [0, n_codes)
+    n_codes: int,  # their bound
+    dtype=np.int64,  # of the order (np.int32 halves its memory when there are fewer than 2**31 codes)
+) -> np.ndarray:
+    ("`np.argsort(codes, kind='stable')`: by counting with numba (one pass to count, one to place), else numpy's "
+     "sort. `hash_factorize` groups rows by partition with it, and `crowdnb.engine.stable_order` dense codes.")
+    if engine() != "numba": return np.argsort(codes, kind="stable").astype(dtype, copy=False)
+    return _counting_order(codes, n_codes, np.empty(len(codes), dtype))
 
 # %% ../nbs/00_core.ipynb #f1bd4716
 @kernel
@@ -1644,7 +1654,7 @@ def hash_factorize(
     for done in concurrently([lambda k=k: _hash_rows(off, data, cut[k], cut[k + 1], P, h, part) for k in range(n)]):
         done()
     if arr.null_count: part[~arr.is_valid().to_numpy(zero_copy_only=False)] = P   # missing: a last group, not coded
-    order, ends = _group_rows(part, P + 1)
+    order, ends = counting_order(part, P + 1, np.int32), np.r_[0, np.cumsum(np.bincount(part, minlength=P + 1))]
     codes, rows_of = np.full(rows, -1, np.int64), [order[ends[p]:ends[p + 1]] for p in range(P)]
     firsts = [f() for f in concurrently([lambda p=p: _factorize_part(rows_of[p], h, off, data, codes)
                                          for p in range(P)])]

@@ -24,13 +24,13 @@ from .engine import PlacedSums, Shard, ShardJudgments, Threads, split_units, sta
 
 # %% auto #0
 __all__ = ['TINY', 'PAIR_BLOCK', 'wcos', 'pad_blocks', 'exclusive_sums', 'CrowdIndex', 'group_pairs', 'pair_wcos', 'sent_vec',
-           'agreement_sums', 'ratio', 'sqs', 'wsa_cos', 'wsa', 'wwa', 'wqs', 'p_given', 'entry_order', 'pairs_of',
-           'one_entry_each', 'pair_slots', 'split_keys', 'distinct_slots', 'pair_blocks', 'rqs_triples', 'triple_sums',
-           'rqs_from_triples', 'rqs', 'srs_cells', 'srs', 'FixedPoint', 'step_sums', 'worker_sums', 'CrowdState',
-           'crowd_counts', 'crowd_start', 'crowd_summary', 'crowd_keys', 'crowd_place', 'place_sums', 'crowd_step',
-           'crowd_update', 'crowd_fixed_point', 'fixed_point', 'CrowdTruthResult', 'crowd_cells', 'crowd_uas',
-           'check_pairs', 'check_units', 'crowd_units', 'crowd_tables', 'crowd_release', 'crowd_result', 'run_options',
-           'run', 'dimred_answer', 'tutorial_configs', 'tutorial_run', 'tutorial_stored']
+           'agreement_sums', 'ratio', 'sqs', 'wsa_cos', 'wsa', 'wwa', 'wqs', 'p_given', 'entry_order', 'pair_offsets',
+           'pairs_of', 'one_entry_each', 'pair_slots', 'split_keys', 'distinct_slots', 'pair_blocks', 'rqs_triples',
+           'triple_sums', 'rqs_from_triples', 'rqs', 'srs_cells', 'srs', 'FixedPoint', 'step_sums', 'worker_sums',
+           'CrowdState', 'crowd_counts', 'crowd_start', 'crowd_summary', 'crowd_keys', 'crowd_place', 'place_sums',
+           'crowd_step', 'crowd_update', 'crowd_fixed_point', 'fixed_point', 'CrowdTruthResult', 'crowd_cells',
+           'crowd_uas', 'check_pairs', 'check_units', 'crowd_units', 'crowd_tables', 'crowd_release', 'crowd_result',
+           'run_options', 'run', 'dimred_answer', 'tutorial_configs', 'tutorial_run', 'tutorial_stored']
 
 # %% ../nbs/10_crowdtruth.ipynb #3ea8d733
 TINY = 1e-8  # the reference package's SMALL_NUMBER_CONST: its floor for denominators and for RQS
@@ -404,6 +404,13 @@ def entry_order(
     "The entries in (annotation, worker, unit) order: a triple's pairs close together, which keeps its sums in cache."
     return np.lexsort((ix.e_unit, ix.e_worker, ix.e_lab))
 
+def pair_offsets(
+    ix: CrowdIndex,  # the crowd's (or one shard's) sparse structure
+    order: np.ndarray,  # the entries in order (`entry_order`)
+) -> np.ndarray:
+    "Where each entry's pairs start among all pairs, and their end: an entry meets its unit's other judgments."
+    return np.r_[0, np.cumsum(ix.n_per_unit[ix.e_unit[order]] - 1)]
+
 def pairs_of(
     ix: CrowdIndex,  # the crowd's (or one shard's) sparse structure
     order: np.ndarray,  # the entries in order (`entry_order`)
@@ -441,7 +448,7 @@ def pair_slots(
     (r, j) order."""
     order = entry_order(ix)
     key, x = pairs_of(ix, order)
-    return dict(order=order, eoff=np.r_[0, np.cumsum(ix.n_per_unit[ix.e_unit[order]] - 1)], key=key, x=x)
+    return dict(order=order, eoff=pair_offsets(ix, order), key=key, x=x)
 
 # %% ../nbs/10_crowdtruth.ipynb #1374365b
 def split_keys(
@@ -481,7 +488,7 @@ def rqs_triples(
     "The distinct triple keys of `pair_slots` (sorted) and each pair's triple number; built once per index."
     def make():
         order = entry_order(ix)
-        eoff = np.r_[0, np.cumsum(ix.n_per_unit[ix.e_unit[order]] - 1)]
+        eoff = pair_offsets(ix, order)
         cut = pair_blocks(eoff)
         one = one_entry_each(ix)
         blocks = [pairs_of(ix, order, lo, hi, one) for lo, hi in zip(cut[:-1], cut[1:])]

@@ -14,7 +14,8 @@ import pandas as pd
 from fastcore.basics import patch
 from scipy import sparse
 
-from .core import Judgments, check_int, concurrently, distinct, engine, kernel, n_threads, thread_pool
+from .core import (Judgments, check_int, concurrently, counting_order, distinct, engine, kernel, n_threads,
+                          thread_pool)
 
 # %% auto #0
 __all__ = ['COUNTING_MIN', 'ADD_AT_MIN', 'SHARD_MIN', 'Shard', 'unit_blocks', 'first_pair', 'shard_flags', 'stable_order',
@@ -129,7 +130,7 @@ def stable_order(
     if bool((codes[1:] >= codes[:-1]).all()): return np.arange(len(codes))
     if len(codes) >= COUNTING_MIN and engine() == "numba" and codes.dtype.kind in "iu" and codes.min() >= 0 \
             and codes.max() < 2 * len(codes):                # dense codes: a counting sort (see Speed)
-        return _counting_order(codes, int(codes.max()) + 1, np.empty(len(codes), np.int64))
+        return counting_order(codes, int(codes.max()) + 1)
     return np.argsort(codes, kind="stable")
 
 # %% ../nbs/01_engine.ipynb #6b43b293
@@ -304,18 +305,6 @@ def shards(self: Judgments, n: int | None = None) -> list:
     key = f"shards_{n}"
     if key not in self._cache: self._cache[key] = split_units(self, n)
     return self._cache[key]
-
-# %% ../nbs/01_engine.ipynb #1f8c77e4
-@kernel
-def _counting_order(codes, n_codes, out):
-    "Low-level (numba): the stable order of integer codes in [0, n_codes), by counting, into `out`."
-    start = np.zeros(n_codes + 1, np.int64)
-    for c in codes: start[c + 1] += 1
-    for k in range(n_codes): start[k + 1] += start[k]
-    for i in range(len(codes)):
-        out[start[codes[i]]] = i
-        start[codes[i]] += 1
-    return out
 
 # %% ../nbs/01_engine.ipynb #09b15788
 @kernel
