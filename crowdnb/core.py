@@ -6,11 +6,14 @@ Docs: https://crowdnb.github.io/crowdnb/core.html.md"""
 
 # %% ../nbs/00_core.ipynb #bc2166e1
 from __future__ import annotations
+import ctypes
 import os
 import threading
 import warnings
+from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field, InitVar
+from functools import partial
 from itertools import chain
 from pathlib import Path
 from numbers import Integral, Real
@@ -300,14 +303,40 @@ def check_bool(
                           f"not {value!r} ({type(value).__name__})")
 
 # %% ../nbs/00_core.ipynb #08485003
+_BLAS, _BLAS_LOCK = dict(users=0, restore=None, libs=None), threading.Lock()
+
+@contextmanager
 def blas_threads(
     n: int = 1,  # BLAS threads inside the block
 ):
-    "A context manager limiting BLAS to `n` threads while it lasts (a no-op without threadpoolctl)."
-    import contextlib
-    try: from threadpoolctl import threadpool_limits
-    except ImportError: return contextlib.nullcontext()
-    return threadpool_limits(check_int("n", n), user_api="blas")
+    "Context: BLAS limited to `n` threads while any block is inside (process-wide; a no-op without threadpoolctl)."
+    n = check_int("n", n)
+    with _BLAS_LOCK:
+        if _BLAS["users"] == 0: _BLAS["restore"] = _blas_limit(n)
+        _BLAS["users"] += 1
+    try: yield
+    finally:
+        with _BLAS_LOCK:
+            _BLAS["users"] -= 1
+            if _BLAS["users"] == 0: _BLAS["restore"]()
+
+def _blas_limit(n: int):
+    "BLAS limited to `n` threads now; the function that restores what was there."
+    if _BLAS["libs"] is None:            # looked up once: that takes a millisecond
+        try: from threadpoolctl import ThreadpoolController
+        except ImportError: _BLAS["libs"] = []
+        else: _BLAS["libs"] = [lib for lib in ThreadpoolController().lib_controllers if lib.user_api == "blas"]
+    undo = []
+    for lib in _BLAS["libs"]:
+        # OpenBLAS ≥ 0.3.27: this setter takes effect from any thread (the plain one only from the thread that set first)
+        local = getattr(lib.dynlib, "openblas_set_num_threads_local", None) if lib.internal_api == "openblas" else None
+        if local is not None:
+            local.restype, local.argtypes = ctypes.c_int, [ctypes.c_int]
+            undo.append(partial(local, local(n)))
+        else:
+            undo.append(partial(lib.set_num_threads, lib.get_num_threads()))
+            lib.set_num_threads(n)
+    return lambda: [f() for f in reversed(undo)]
 
 # %% ../nbs/00_core.ipynb #04edffc8
 def divide(
@@ -683,7 +712,6 @@ def thread_pool(
 ) -> "ThreadPoolExecutor | None":
     "The process's pool of `n` threads, made once; None inside one of its threads (nested work runs inline)."
     if in_pool_thread(): return None
-    from concurrent.futures import ThreadPoolExecutor
     with _POOLS_LOCK:
         if n not in _POOLS: _POOLS[n] = ThreadPoolExecutor(n, thread_name_prefix="crowdnb")
     return _POOLS[n]
@@ -703,7 +731,10 @@ def concurrently(
     n = n_threads()
     pool = thread_pool(n) if n > 1 else None
     if pool is None: return [_settled(f) for f in fns]
-    return [f.result for f in [pool.submit(f) for f in fns]]
+    with blas_threads(1):
+        done = [pool.submit(f) for f in fns]
+        wait(done)
+    return [f.result for f in done]
 
 def _settled(fn):
     "`fn` called now; a function returning its value or raising its error."

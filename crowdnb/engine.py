@@ -14,8 +14,8 @@ import pandas as pd
 from fastcore.basics import patch
 from scipy import sparse
 
-from .core import (Judgments, check_int, concurrently, counting_order, distinct, engine, kernel, n_threads,
-                          thread_pool)
+from .core import (Judgments, blas_threads, check_int, concurrently, counting_order, distinct, engine, kernel,
+                          n_threads, thread_pool)
 
 # %% auto #0
 __all__ = ['COUNTING_MIN', 'ADD_AT_MIN', 'SHARD_MIN', 'Shard', 'unit_blocks', 'first_pair', 'shard_flags', 'stable_order',
@@ -267,8 +267,9 @@ class Threads:
 def map(self: Threads, fn, states: list, *args) -> list:
     "`fn(state, *args)` for every shard's state, in order."
     pool = thread_pool(self.n) if self.n > 1 and len(states) > 1 else None
-    if pool is None: return [fn(s, *args) for s in states]
-    return list(pool.map(lambda s: fn(s, *args), states))
+    if pool is None and self.n > 1: return [fn(s, *args) for s in states]
+    with blas_threads(1):      # the shards are the parallelism, or one thread was asked for
+        return [fn(s, *args) for s in states] if pool is None else list(pool.map(lambda s: fn(s, *args), states))
 
 # %% ../nbs/01_engine.ipynb #f2c3e234
 @patch

@@ -21,8 +21,8 @@ from fastcore.meta import delegates
 from scipy import sparse
 from scipy.special import logsumexp
 
-from .core import (Judgments, as_judgments, as_rng, distinct, check_choice, check_int, check_number, engine,
-                          kernel, progress_bar, scratch)
+from .core import (Judgments, as_judgments, as_rng, blas_threads, distinct, check_choice, check_int,
+                          check_number, engine, kernel, progress_bar, scratch)
 from .engine import Shard, Threads, split_units
 from .model_a import distinct_optima
 
@@ -255,7 +255,8 @@ def judgment_patterns(
 ) -> Patterns | None:
     "Patterns of in-memory judgments, one item per unit; several labels in a judgment or a repeated pair name rows."
     rows = J.label_codes()[0]
-    several = np.flatnonzero(np.bincount(rows, minlength=J.n_judgments) > J.frame["count"].to_numpy())
+    several = np.zeros(0, np.int64) if J.one_label_each else np.flatnonzero(
+        np.bincount(rows, minlength=J.n_judgments) > J.frame["count"].to_numpy())
     if len(several):
         raise ValueError(f"model B needs one label per judgment; judgments at {J.describe_rows(several)} "
                          "hold several labels")
@@ -791,16 +792,10 @@ class EMResult:
     posterior: np.ndarray = field(repr=False, default=None)
 
 # %% ../nbs/31_model_b.ipynb #0543b5b8
-_POOL = []
-
 def _one_thread(p):
-    "BLAS on one thread for a small dense pattern matrix (threads only cost there); a no-op without threadpoolctl."
+    "BLAS on one thread for a small dense pattern matrix (threads only cost there; `blas_threads`)."
     if p is None or sparse.issparse(p.mat) or p.mat.size > 200_000: return contextlib.nullcontext()
-    try: from threadpoolctl import ThreadpoolController
-    except ImportError: return contextlib.nullcontext()
-    # built once: inspecting the loaded libraries takes a millisecond
-    if not _POOL: _POOL.append(ThreadpoolController())
-    return _POOL[0].limit(limits=1, user_api="blas")
+    return blas_threads(1)
 
 # %% ../nbs/31_model_b.ipynb #e6c3a3e2
 def _squarem(x0, x1, x2, amax):
@@ -1348,10 +1343,10 @@ def _set_fitted(est, res, ex, states, J):
     est.confusion_ = pd.DataFrame(best.lam.reshape(-1, len(labels)), columns=pd.Index(labels, name="observed"),
                                   index=pd.MultiIndex.from_product([workers, labels], names=["worker", "true"]))
     est.theta_ = pd.Series(best.theta(), index=workers, name="theta")
-    est.posterior_ = ex.frame(pattern_posterior, states, best, labels)
-    post = est.posterior_                                         # the first of tied labels, as argmax
-    est.labels_ = (post.idxmax(axis=1) if hasattr(post, "dask") else
-                   pd.Series(post.columns[post.to_numpy().argmax(1)], post.index)).rename("label")
+    out = ex.frame(pattern_posterior, states, best, labels, True)   # each shard's labels found on its own thread
+    est.posterior_ = out.iloc[:, :-1]
+    est.posterior_.columns = labels
+    est.labels_ = out.iloc[:, -1].rename("label")
     opt = res.optima
     est.optima_ = pd.concat([opt[["log_lik", "visits", "spread", "comment"]],
                              pd.DataFrame(np.array([m.gamma for m in models]), columns=[f"γ[{v}]" for v in labels]),
@@ -1364,13 +1359,20 @@ def _set_fitted(est, res, ex, states, J):
     return est
 
 # %% ../nbs/31_model_b.ipynb #b8b0e520
-def pattern_posterior(st: PatternState, model: ModelBParams, labels) -> pd.DataFrame:
+def pattern_posterior(
+    st: PatternState,  # a shard's patterns
+    model: ModelBParams,  # the fitted model
+    labels,  # the labels, in code order (the columns)
+    label: bool = False,  # add a last column: each unit's most probable label (the first of tied ones)
+) -> pd.DataFrame:
     "One shard's units x labels posterior P(true label | the unit's answers) (eq. 37; `_sweep` when it runs)."
     if st.p is None: post = np.zeros((0, len(labels)))
     elif _fused_ok(st.p, 1): post = st.p.per_item(_fused(st.p, model.gamma[None], model.lam[None], True)[3][:, 0],
                                                   model.gamma)
     else: post = model.posterior(st.p)
-    return pd.DataFrame(post, index=st.units, columns=labels)
+    out = pd.DataFrame(post, index=st.units, columns=labels)
+    if label: out.insert(len(labels), "label", pd.Index(labels).take(post.argmax(1)), allow_duplicates=True)
+    return out
 
 # %% ../nbs/31_model_b.ipynb #9b31cbdb
 @patch
