@@ -209,12 +209,35 @@ def ten_million(quick: bool = False):
         out = {}
         for n in (1, None):
             with threads(n): out[n] = isolated("bench_engine", "ten_million_run", path=path)
-    (one, _), (many, peak) = out[1], out[None]
+        with huge_pages(False): out["4k"] = isolated("bench_engine", "ten_million_run", path=path)
+    (one, _), (many, peak), (small, _) = out[1], out[None], out["4k"]
     size = f"{many['rows']:,} judgments from Parquet ({many['iterations']} iterations)"
+    total = lambda r: r["front"] + r["run"]
     return [Result(f"10M: as_judgments + CrowdTruth to convergence, {os.cpu_count()} threads vs 1 (front door "
-                   f"{many['front']:.1f} s vs {one['front']:.1f} s)", size, many["front"] + many["run"],
-                   one["front"] + one["run"], peak, f"peak RSS {peak / 1024:.2f} GiB",
-                   "<= 6 s; <= 4 GB")]
+                   f"{many['front']:.1f} s vs {one['front']:.1f} s)", size, total(many), total(one), peak,
+                   f"peak RSS {peak / 1024:.2f} GiB; {huge_pages.describe()}", "<= 6 s; <= 4 GB"),
+            Result(f"10M, {os.cpu_count()} threads: numpy's huge pages off vs as above (front door "
+                   f"{small['front']:.1f} s vs {many['front']:.1f} s)", size, total(small), total(many), None,
+                   "NUMPY_MADVISE_HUGEPAGE=0", "(the machine: how fast fresh memory faults in)")]
+
+
+class huge_pages:
+    """Context manager: numpy's huge-page advice for large arrays on (its default on Linux) or off
+    (`NUMPY_MADVISE_HUGEPAGE`, read when numpy loads: for the fresh processes started inside the block)."""
+    def __init__(self, on: bool): self.on = on
+    def __enter__(self):
+        self.old = os.environ.get("NUMPY_MADVISE_HUGEPAGE")
+        os.environ["NUMPY_MADVISE_HUGEPAGE"] = "1" if self.on else "0"
+    def __exit__(self, *a):
+        os.environ.pop("NUMPY_MADVISE_HUGEPAGE", None)
+        if self.old is not None: os.environ["NUMPY_MADVISE_HUGEPAGE"] = self.old
+
+    @staticmethod
+    def describe() -> str:
+        "This machine's transparent huge pages mode and numpy's setting, as the runs above saw them."
+        try: mode = open("/sys/kernel/mm/transparent_hugepage/enabled").read().split("[")[1].split("]")[0]
+        except (OSError, IndexError): mode = "unknown"
+        return f"THP {mode}, NUMPY_MADVISE_HUGEPAGE={os.environ.get('NUMPY_MADVISE_HUGEPAGE', 'unset')}"
 
 
 def cluster_run(folder: str, n: int) -> dict:

@@ -5,12 +5,12 @@
 #     memory faster);
 #   - the machine's own ceilings (compute, memory, table) for 2 threads, and the other cases of bench_engine.
 #
-# The device image has numpy, pandas, pyarrow, scipy, numba, matplotlib and tqdm, not fastcore or dask. Here, once
-# per session, in the repository's root (see /work/.library/device/README.md):
+# The device image has numpy, pandas, pyarrow, scipy, numba, matplotlib and tqdm, not fastcore, threadpoolctl or
+# dask. Here, once per session, in the repository's root (see /work/.library/device/README.md):
 #   echo /.whl/ >> .git/info/exclude
 #   python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
 #     --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 -d .whl \
-#     fastcore dask distributed tornado partd locket zict tblib
+#     fastcore threadpoolctl dask distributed tornado partd locket zict tblib
 # then call the device's `run` with command "bash benchmarks/device.sh", carry [".whl"] and timeout_s 540; it
 # writes its tables under $OUT. QUICK=--quick runs the small sizes (a smoke run, also here: PY=.venv/bin/python).
 set -euo pipefail
