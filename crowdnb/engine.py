@@ -267,8 +267,8 @@ class Threads:
 def map(self: Threads, fn, states: list, *args) -> list:
     "`fn(state, *args)` for every shard's state, in order."
     pool = thread_pool(self.n) if self.n > 1 and len(states) > 1 else None
-    if pool is None and self.n > 1: return [fn(s, *args) for s in states]
-    with blas_threads(1):      # the shards are the parallelism, or one thread was asked for
+    if pool is None and n_threads() > 1: return [fn(s, *args) for s in states]
+    with blas_threads(1):      # the shards are the parallelism, or CROWDNB_THREADS=1 asked for one thread
         return [fn(s, *args) for s in states] if pool is None else list(pool.map(lambda s: fn(s, *args), states))
 
 # %% ../nbs/01_engine.ipynb #f2c3e234
