@@ -329,7 +329,8 @@ def _blas_limit(n: int):
     undo = []
     for lib in _BLAS["libs"]:
         # OpenBLAS ≥ 0.3.27: this setter takes effect from any thread (the plain one only from the thread that set first)
-        local = getattr(lib.dynlib, "openblas_set_num_threads_local", None) if lib.internal_api == "openblas" else None
+        local = (getattr(getattr(lib, "dynlib", None), "openblas_set_num_threads_local", None)
+                 if lib.internal_api == "openblas" else None)
         if local is not None:
             local.restype, local.argtypes = ctypes.c_int, [ctypes.c_int]
             undo.append(partial(local, local(n)))
