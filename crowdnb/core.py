@@ -328,7 +328,7 @@ def _blas_limit(n: int):
         else: _BLAS["libs"] = [lib for lib in ThreadpoolController().lib_controllers if lib.user_api == "blas"]
     undo = []
     for lib in _BLAS["libs"]:
-        # OpenBLAS ≥ 0.3.27: this setter takes effect from any thread (the plain one only from the thread that set first)
+        # OpenBLAS ≥ 0.3.27: this setter works from any thread (the plain one from the thread that set first only)
         local = (getattr(getattr(lib, "dynlib", None), "openblas_set_num_threads_local", None)
                  if lib.internal_api == "openblas" else None)
         if local is not None:
