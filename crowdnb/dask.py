@@ -6,7 +6,7 @@ Docs: https://crowdnb.github.io/crowdnb/dask.html.md"""
 
 # %% ../nbs/02_dask.ipynb #69b4ea04
 from __future__ import annotations
-import asyncio, uuid, weakref
+import asyncio, concurrent.futures, time, uuid, weakref
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -18,8 +18,9 @@ from .core import (Judgments, check_choice, check_int, FORMATS, DEFAULTS, role_c
 from .engine import Shard, Threads, add_stats, split_units
 
 # %% auto #0
-__all__ = ['KEEPER_POLL', 'tree_sum', 'empty_shard', 'DaskJudgments', 'dask_frame', 'judgments', 'DaskExecutor', 'first',
-           'second', 'head', 'Keeper', 'Const', 'Held', 'holds_keeper', 'keeper_result']
+__all__ = ['KEEPER_POLL', 'KEEPER_INLINE', 'tree_sum', 'empty_shard', 'DaskJudgments', 'dask_frame', 'judgments', 'DaskExecutor',
+           'first', 'second', 'head', 'Keeper', 'Const', 'Held', 'local_address', 'reaches_workers', 'keeper_gone',
+           'holds_keeper', 'keeper_result', 'keeper_call', 'spread']
 
 # %% ../nbs/02_dask.ipynb #e48c53e2
 # an optional extra: crowdnb works without dask, and these functions then say what to install
@@ -257,6 +258,7 @@ class DaskExecutor:
         _need_dask()
         self.client = client
         self.keepers, self.gone, self.sent, self.values = {}, {}, {}, {}   # per worker; broadcast values by key
+        self.took, self.direct = {}, None   # per worker: the last step's seconds; straight calls (None: not yet known)
 
     def __repr__(self): return f"DaskExecutor({'local scheduler' if self.client is None else self.client!r})"
 
@@ -405,8 +407,29 @@ def keeper(self: DaskExecutor, addr: str):
         self.gone[addr], self.sent[addr] = [], set()
     return self.keepers[addr]
 
+# %% ../nbs/02_dask.ipynb #4fef5dfb
+def local_address(addr: str) -> bool:  # a dask address, e.g. 'tcp://127.0.0.1:8786'
+    "Whether the address listens in this process (`inproc://`) or on this machine's loopback."
+    from distributed.comm import get_address_host, parse_address
+    if parse_address(addr)[0] == "inproc": return True
+    host = get_address_host(addr)
+    return host in ("localhost", "::1") or host.startswith("127.")
+
+# %% ../nbs/02_dask.ipynb #1eda1df1
+def reaches_workers(client) -> bool:  # a `distributed.Client`
+    "Whether calls go straight to the workers: the client's `direct_to_workers` when set, else whether all is local."
+    if client.direct_to_workers is not None: return bool(client.direct_to_workers)
+    info = client.scheduler_info()
+    return all(local_address(a) for a in [info["address"], *info["workers"]])
+
 # %% ../nbs/02_dask.ipynb #eb70e87b
-KEEPER_POLL = 5.0   # seconds a wait on a keeper lasts before it checks that the keeper is still there
+KEEPER_POLL = 5.0     # seconds a wait on a keeper lasts before it checks that the keeper is still there
+KEEPER_INLINE = 0.2   # seconds: a keeper whose last step took less runs the next one on its worker's event loop
+
+def keeper_gone(addr: str) -> RuntimeError:  # the worker's address
+    "The error of a call whose keeper is gone."
+    return RuntimeError(f"the keeper on worker {addr} is gone (the worker left the cluster, restarted or released "
+                        "it), and with it the states of the shards it held: run the analysis again")
 
 def holds_keeper(key: str, dask_worker=None) -> bool:  # the keeper actor's key; `Client.run` passes `dask_worker`
     "On a worker: whether it still holds the actor `key`."
@@ -416,11 +439,31 @@ def keeper_result(call, alive, addr: str):
     "The result of a keeper's `call`, asking `alive()` whenever `KEEPER_POLL` seconds pass unanswered."
     while True:
         try: return call.result(timeout=KEEPER_POLL)
-        except (TimeoutError, asyncio.TimeoutError):
-            if not alive():
-                raise RuntimeError(f"the keeper on worker {addr} is gone (the worker left the cluster, restarted or "
-                                   "released it), and with it the states of the shards it held: run the analysis "
-                                   "again") from None
+        except (TimeoutError, asyncio.TimeoutError, concurrent.futures.TimeoutError):
+            if not alive(): raise keeper_gone(addr) from None
+
+# %% ../nbs/02_dask.ipynb #fce5f037
+async def keeper_call(
+    client,  # the `distributed.Client`
+    addr: str,  # the keeper's worker
+    key: str,  # the keeper actor's key
+    method: str,  # the `Keeper` method to call
+    args: tuple,  # its arguments
+    direct: bool,  # straight to the worker; False: through the scheduler
+    inline: bool = False,  # run it on the worker's event loop (a short call), not in its actor thread
+) -> tuple:
+    "On the client's event loop: (the answer, seconds) of one call of a keeper's method; a gone keeper: `keeper_gone`."
+    from distributed.protocol import to_serialize
+    msg = dict(function=method, actor=key, args=[to_serialize(a) for a in args],
+               kwargs={"separate_thread": False} if inline else {})     # the worker reads it and drops it
+    t0 = time.perf_counter()
+    try:
+        if direct: r = await client.rpc(addr).actor_execute(**msg)
+        else: r = await client.scheduler.proxy(worker=addr, msg=dict(op="actor_execute", **msg))
+    except (OSError, KeyError):                  # the worker is gone, or no longer holds the actor (KeyError: its key)
+        raise keeper_gone(addr) from None
+    if r["status"] != "OK": raise r["exception"]        # the method's own error
+    return r["result"], time.perf_counter() - t0
 
 # %% ../nbs/02_dask.ipynb #42db0743
 @patch
@@ -431,30 +474,68 @@ def keeper_alive(self: DaskExecutor, addr: str) -> bool:
     return got.get(addr) is True
 
 @patch
-def answer(self: DaskExecutor, call, addr: str):
-    "The result of a call to the keeper on worker `addr`; a RuntimeError if that keeper is gone meanwhile."
-    return keeper_result(call, lambda: self.keeper_alive(addr), addr)
+def call(self: DaskExecutor,
+         method: str,  # the `Keeper` method
+         per_worker: dict,  # {worker address: the arguments of its keeper's call}
+         inline: bool = True,  # on the workers' event loops; False: in their actor threads
+        ) -> tuple[dict, dict]:
+    "{worker: answer} and {worker: seconds} of `method` called on the keepers of the workers in `per_worker`, at once."
+    if self.direct is None: self.direct = reaches_workers(self.client)
+    keys = {addr: self.keeper(addr).key for addr in per_worker}
+    sent = {addr: asyncio.run_coroutine_threadsafe(
+                keeper_call(self.client, addr, keys[addr], method, args, self.direct, inline),
+                self.client.loop.asyncio_loop)
+            for addr, args in per_worker.items()}
+    got = {addr: keeper_result(f, lambda a=addr: self.keeper_alive(a), addr) for addr, f in sent.items()}
+    return {a: answer for a, (answer, _) in got.items()}, {a: seconds for a, (_, seconds) in got.items()}
+
+# %% ../nbs/02_dask.ipynb #51687360
+def spread(
+    holders: list,  # the worker holding each state
+    threads: dict,  # {worker: its threads}, every worker of the cluster
+) -> list:
+    "A worker for each state: its holder while that one is within its share of the states, else the least loaded."
+    total, n = sum(threads.values()), len(holders)
+    cap = {w: -(-n * t // total) for w, t in threads.items()}                 # ⌈share⌉
+    load, out = dict.fromkeys(threads, 0), [None] * n
+    for i, h in enumerate(holders):
+        if h in load and load[h] < cap[h]: out[i] = h; load[h] += 1
+    for i in range(n):
+        if out[i] is None:
+            out[i] = min(threads, key=lambda w: (load[w] + 1) / threads[w])
+            load[out[i]] += 1
+    return out
 
 # %% ../nbs/02_dask.ipynb #c581554c
+def _same(x):
+    "x itself (a task that copies a state to the worker it runs on)."
+    return x
+
 @patch
 def hold(self: DaskExecutor, states: list) -> list:
-    "The states as `Held` handles: finished futures are adopted by the keeper of the worker holding each."
+    "The states as `Held` handles: finished futures spread over the workers (`spread`) and adopted by their keepers."
     if isinstance(states[0], Held): return states
     from distributed import wait
     wait(states)
-    who, out = self.client.who_has(states), []
-    for f in states:
-        addr = who[f.key][0]
-        self.answer(self.keeper(addr).adopt([name := uuid.uuid4().hex], [f.key]), addr)
-        out.append(Held(addr, name, self.gone[addr]))
+    who = self.client.who_has(states)
+    threads = {a: w["nthreads"] for a, w in self.client.scheduler_info()["workers"].items()}
+    to = spread([who[f.key][0] if who[f.key] else None for f in states], threads)
+    states = [f if who[f.key] and who[f.key][0] == t else
+              self.client.submit(_same, f, workers=[t], allow_other_workers=False, pure=False)
+              for f, t in zip(states, to)]
+    wait(states)
+    for t in set(to): self.keeper(t)                       # started, with their lists of gone names
+    out = [Held(t, uuid.uuid4().hex, self.gone[t]) for t in to]
+    self.call("adopt", {t: ([h.name for h in out if h.addr == t], [f.key for f, h in zip(states, out) if h.addr == t])
+                        for t in dict.fromkeys(to)})
     return out
 
 # %% ../nbs/02_dask.ipynb #e396cb3f
 @patch
 def keep_step(self: DaskExecutor, fn, held: list, *args) -> tuple[list, dict]:
-    "`step` by the keepers: one direct call per worker; the new states stay there, the summed statistics come here."
+    "`step` by the keepers: one call per worker, all at once; the new states stay there, the summed statistics come here."
     new = [Held(h.addr, uuid.uuid4().hex, self.gone[h.addr]) for h in held]
-    calls = {}
+    per = {}
     for addr in dict.fromkeys(h.addr for h in held):
         ix = [i for i, h in enumerate(held) if h.addr == addr]
         consts = {a.key: self.values[a.key] if a.key in self.values else a.result() for a in args
@@ -462,17 +543,20 @@ def keep_step(self: DaskExecutor, fn, held: list, *args) -> tuple[list, dict]:
         self.sent[addr] |= set(consts)
         shipped = tuple(Const(a.key) if _futures([a]) else a for a in args)
         drop, self.gone[addr][:] = list(self.gone[addr]), []
-        calls[addr] = self.keeper(addr).step(fn, [held[i].name for i in ix], [new[i].name for i in ix], shipped,
-                                             consts, drop)
-    return new, add_stats(*[self.answer(c, addr) for addr, c in calls.items()])
+        per[addr] = (fn, [held[i].name for i in ix], [new[i].name for i in ix], shipped, consts, drop)
+    inline = all(self.took.get(a, float("inf")) < KEEPER_INLINE for a in per)
+    got, seconds = self.call("step", per, inline=inline)
+    self.took.update(seconds)
+    return new, add_stats(*got.values())
 
 # %% ../nbs/02_dask.ipynb #3afaefa3
 @patch
 def futures(self: DaskExecutor, states: list) -> list:
     "Kept states as futures again (each read from its keeper by a task on its worker), for the other verbs."
     if not states or not isinstance(states[0], Held): return states
-    for addr, names in self.gone.items():
-        if names: self.answer(self.keeper(addr).drop(list(names)), addr); names.clear()
+    gone = {addr: (list(names),) for addr, names in self.gone.items() if names}
+    if gone: self.call("drop", gone)
+    for addr in gone: self.gone[addr].clear()
     def read(keeper, name):                                # on the keeper's worker: the state it keeps as `name`
         from distributed import get_worker
         return keeper_result(keeper.get(name), lambda: holds_keeper(keeper.key, get_worker()), get_worker().address)

@@ -224,7 +224,7 @@ def test_dask_judgments_through_the_front_door(client, crowd):
 
 def test_a_lost_keeper_is_an_error_not_a_hang(client, crowd, monkeypatch):
     """Regression: a keeper gone from its worker (seen once under load) left the next step waiting forever, because
-    distributed only logs the failed actor call. Now the wait checks the keeper and fails, naming the worker."""
+    distributed's actor handle only logs the failed call. Now the call fails at once, naming the worker."""
     import time
     df, labels = crowd
     with warnings.catch_warnings():
@@ -243,3 +243,44 @@ def test_a_lost_keeper_is_an_error_not_a_hang(client, crowd, monkeypatch):
     with pytest.raises(RuntimeError, match=f"keeper on worker {addr} is gone"):
         ex.step(crowdtruth.crowd_step, states, w, a, r.cfg, 0)
     assert time.perf_counter() - t0 < 30
+
+
+@pytest.mark.filterwarnings("ignore:1 unit")
+def test_keeper_calls_through_the_scheduler_give_the_same_numbers(client, crowd):
+    """A client that may not call the workers (`direct_to_workers=False`) sends each keeper call through the
+    scheduler: the same numbers as in memory. The module's client, on a LocalCluster, calls them straight."""
+    df, labels = crowd
+    with distributed.Client(client.scheduler.address, direct_to_workers=False) as proxied:
+        r = crowdtruth.run(_ddf(df), labels=labels)
+        assert r.executor.client is proxied and r.executor.direct is False
+        same_crowdtruth(crowdtruth.run(df, labels=labels), r)
+    r = crowdtruth.run(_ddf(df), labels=labels)
+    assert r.executor.client is client and r.executor.direct is True
+
+
+def test_hold_spreads_the_states_over_the_workers(client):
+    "Regression: states made on one worker stayed there, and every iteration waited for that worker alone."
+    workers = sorted(client.scheduler_info()["workers"])
+    ex = cd.DaskExecutor(client)
+    made = client.map(lambda k: k * 10, range(4), workers=[workers[0]], pure=False)   # all four on one worker
+    held = ex.hold(made)
+    assert sorted(h.addr for h in held) == sorted(workers * 2)
+    assert [ex.call("get", {h.addr: (h.name,)})[0][h.addr] for h in held] == [0, 10, 20, 30]
+
+
+def test_short_steps_run_on_the_workers_event_loop(client, monkeypatch):
+    """A step runs in the worker's actor thread first; once a keeper's last step took less than KEEPER_INLINE, the
+    next runs on the worker's event loop (no thread hand-off); with KEEPER_INLINE = 0, always in the thread."""
+    def where(state):                                       # 1 on the worker's event loop, 0 in another thread
+        import threading
+        from distributed import get_worker
+        return state, dict(max_loop=int(threading.get_ident() == get_worker().thread_id), steps=1)
+    ex = cd.DaskExecutor(client)
+    held = ex.hold(client.map(lambda k: k, range(4), pure=False))
+    seen = []
+    for _ in range(3):
+        held, t = ex.step(where, held)
+        seen.append((t["max_loop"], t["steps"]))
+    assert seen == [(0, 4), (1, 4), (1, 4)]
+    monkeypatch.setattr(cd, "KEEPER_INLINE", 0.0)
+    assert ex.step(where, held)[1]["max_loop"] == 0
