@@ -52,7 +52,10 @@ def _quiet(fn):
 def _scaling(make, run, what: str, size: str, goal: str, repeat: int = 3) -> Result:
     """Seconds of run(make()) with 1 thread and with every core (a fresh input per setting: shards are per thread
     count), the best of `repeat` rounds that alternate the two settings, so that a drift of the machine's speed
-    during the case (common on a shared VM) falls on both."""
+    during the case (common on a shared VM) falls on both. In each round a setting runs once untimed right before
+    its timed run: on a VM, the cores that idled through a 1-thread run come back slowly, and a 2-thread run right
+    after one paid 5-25 ms more (a 45 ms Dawid-Skene fit took 44-72 ms), a cost of the switch, not of either
+    setting."""
     settings, xs, out = (1, None), {}, {1: float("inf"), None: float("inf")}
     for n in settings:
         with threads(n):
@@ -61,7 +64,9 @@ def _scaling(make, run, what: str, size: str, goal: str, repeat: int = 3) -> Res
     for _ in range(repeat):
         for n in settings:
             with threads(n):
-                x = make() if what.startswith("whole") else xs[n]
+                fresh = what.startswith("whole")
+                _quiet(lambda: run(make() if fresh else xs[n]))          # the cores woken in this setting
+                x = make() if fresh else xs[n]
                 t0 = time.perf_counter(); _quiet(lambda: run(x)); out[n] = min(out[n], time.perf_counter() - t0)
     cores = os.cpu_count()
     return Result(f"{what}: {cores} threads vs 1", size, out[None], out[1], None, "same code, same numbers", goal)
