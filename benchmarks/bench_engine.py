@@ -132,49 +132,55 @@ def unit_size(quick: bool = False):
 
 
 def dask_per_iteration(quick: bool = False):
-    """One CrowdTruth iteration on a 2-process LocalCluster against the in-memory path (2 threads), same data.
+    """One CrowdTruth iteration and one Dawid-Skene EM iteration on a 2-process LocalCluster against the in-memory
+    path (2 threads), same data.
 
-    Two sizes: 200,000 judgments, where an in-memory iteration is ~10 ms and Dask's fixed cost per iteration (the
-    messages of one step) shows most; and 1,000,000, the shape of the issue's other goals. Both sides are given
-    judgments already read (`Judgments`; `DaskJudgments` shuffled and persisted), and an iteration is timed from one
-    global update to the next (the median over 3 runs of 12), so the front door's scan and shuffle, whose time
-    varies by more than an iteration on a busy machine, stay out of it."""
+    Two sizes for CrowdTruth: 200,000 judgments, where an in-memory iteration is ~1 ms and Dask's fixed cost per
+    iteration (the messages of one keeper call per worker) shows most; and 1,000,000, the shape of the issue's other
+    goals. Both sides are given judgments already read (`Judgments`; `DaskJudgments` shuffled and persisted), and an
+    iteration is timed from one global update to the next (the median over 3 runs of 12), so the front door's scan
+    and shuffle, whose time varies by more than an iteration on a busy machine, stay out of it."""
     try:
         import dask.dataframe as dd
         from distributed import Client, LocalCluster
     except ImportError:
         return [Result("Dask: one CrowdTruth iteration", "-", float("nan"), None, None, "skipped: crowdnb[dask] absent")]
     from crowdnb.core import as_judgments
-    from crowdnb import crowdtruth
+    from crowdnb import crowdtruth, model_b
+    from crowdnb.model_b import ModelB
 
-    def iteration_seconds(run, data, runs: int = 3) -> float:
-        "Median seconds between successive CrowdTruth updates over `runs` runs of 12 iterations (one iteration each)."
-        update, stamps = crowdtruth.crowd_update, []
+    def iteration_seconds(module, update: str, run, data, runs: int = 3) -> float:
+        "Median seconds between successive calls of `module.update` (once per iteration) over `runs` runs of 12."
+        f, stamps = getattr(module, update), []
         def timed(*a, **k):
             stamps[-1].append(time.perf_counter())
-            return update(*a, **k)
-        crowdtruth.crowd_update = timed                       # the fixed point looks it up per iteration
+            return f(*a, **k)
+        setattr(module, update, timed)                        # the loops look it up per iteration
         try:
             for _ in range(runs):
                 stamps.append([]); run(data, 12)
         finally:
-            crowdtruth.crowd_update = update
+            setattr(module, update, f)
         return float(np.median([d for s in stamps for d in np.diff(s)]))
 
-    run = lambda d, k: _quiet(lambda: crowdtruth.run(d, max_iter=k, tol=1e-300))
+    ct = lambda d, k: _quiet(lambda: crowdtruth.run(d, max_iter=k, tol=1e-300))
+    ds = lambda d, k: _quiet(lambda: ModelB(max_iter=k, tol=0.0, accelerate=False).fit(d))
+    cases = [("CrowdTruth", crowdtruth, "crowd_update", ct, n) for n in
+             ((N_UNITS // 5, N_UNITS) if not quick else (N_UNITS // 20,))]
+    cases.append(("Dawid-Skene EM", model_b, "m_step", ds, N_UNITS // (20 if quick else 1)))
     out = []
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cl:
-        for n in (N_UNITS // 5, N_UNITS) if not quick else (N_UNITS // 20,):
+        for name, module, update, run, n in cases:
             df = crowd(n)
             with threads(2):
                 J = as_judgments(df)
                 run(J, 2)
-                mem = iteration_seconds(run, J)
+                mem = iteration_seconds(module, update, run, J)
             with Client(cl):
                 dj = as_judgments(dd.from_pandas(df, npartitions=4)).persist()
                 run(dj, 2)
-                dsk = iteration_seconds(run, dj)
-            out.append(Result("Dask (2 processes) vs in memory (2 threads): one CrowdTruth iteration",
+                dsk = iteration_seconds(module, update, run, dj)
+            out.append(Result(f"Dask (2 processes) vs in memory (2 threads): one {name} iteration",
                               f"{len(df):,} judgments", dsk, mem, None, "same code, same numbers",
                               "Dask within 1.5x of in memory"))
     return out

@@ -259,6 +259,7 @@ class DaskExecutor:
         self.client = client
         self.keepers, self.gone, self.sent, self.values = {}, {}, {}, {}   # per worker; broadcast values by key
         self.took, self.direct = {}, None   # per worker: the last step's seconds; straight calls (None: not yet known)
+        self.holding = weakref.WeakKeyDictionary()   # future -> its `Held` handle, while the future lives
 
     def __repr__(self): return f"DaskExecutor({'local scheduler' if self.client is None else self.client!r})"
 
@@ -328,7 +329,9 @@ def map(self: DaskExecutor, fn, states: list, *args) -> list:
 
 @patch
 def sum(self: DaskExecutor, fn, states: list, *args) -> dict:
-    "Σ `fn(state, *args)` over the shards (`add_stats`), by a tree reduction."
+    "Σ `fn(state, *args)` over the shards (`add_stats`): by the keepers on a cluster, else by a tree reduction."
+    if self.client is not None and states and (_futures(states) or isinstance(states[0], Held)):
+        return self.keep_sum(fn, self.hold(states), *args)
     return self.collect(self.lazy(fn, states, *args))
 
 # %% ../nbs/02_dask.ipynb #d8b46f00
@@ -342,7 +345,7 @@ def step(self: DaskExecutor, fn, states: list, *args) -> tuple[list, dict]:
 
 # %% ../nbs/02_dask.ipynb #dd35ad1e
 class Keeper:
-    "The states of one worker's shards between iterations: an actor on that worker, stepped by one direct call."
+    "The states of one worker's shards between iterations: an actor on that worker, stepped or summed by one call."
     def __init__(self, n_threads: int = 1):  # threads of the worker: its shards are stepped on as many
         self.states, self.consts, self.n = {}, {}, n_threads
 
@@ -362,6 +365,11 @@ class Keeper:
         "Forget the states `names`."
         for d in names: self.states.pop(d, None)
 
+    def run(self, call: tuple):  # (a method's name, its arguments): one object, serialized in one piece
+        "The method `call` names, called with its arguments."
+        method, args = call
+        return getattr(self, method)(*args)
+
 # %% ../nbs/02_dask.ipynb #c57b1a0e
 @patch
 def step(self: Keeper,
@@ -373,12 +381,27 @@ def step(self: Keeper,
          drop: list,  # states to forget first (their handles are gone)
         ) -> dict:
     "`fn(state, *args)` for the states `names` on the worker's threads: new states kept as `outs`, statistics summed."
-    self.drop(drop)
-    self.consts.update(consts)
-    args = [self.consts[a.key] if isinstance(a, Const) else a for a in args]
-    out = Threads(self.n).map(fn, [self.states[n] for n in names], *args)
+    out = Threads(self.n).map(fn, [self.states[n] for n in names], *self.arguments(args, consts, drop))
     for o, (state, _) in zip(outs, out): self.states[o] = state
     return add_stats(*[t for _, t in out])
+
+@patch
+def sum(self: Keeper,
+        fn,  # the method's statistics: fn(state, *args) -> statistics
+        names: list,  # the states
+        args: tuple,  # the parameters; a `Const` stands for a broadcast constant
+        consts: dict,  # constants new to this keeper, by key
+        drop: list,  # states to forget first (their handles are gone)
+       ) -> dict:
+    "Σ `fn(state, *args)` over the states `names`, on the worker's threads (the states stay as they are)."
+    return add_stats(*Threads(self.n).map(fn, [self.states[n] for n in names], *self.arguments(args, consts, drop)))
+
+@patch
+def arguments(self: Keeper, args: tuple, consts: dict, drop: list) -> list:
+    "A call's arguments, each `Const` replaced by its constant (`consts` kept first); the `drop`ped states forgotten."
+    self.drop(drop)
+    self.consts.update(consts)
+    return [self.consts[a.key] if isinstance(a, Const) else a for a in args]
 
 # %% ../nbs/02_dask.ipynb #f003550b
 @dataclass(frozen=True)
@@ -454,7 +477,7 @@ async def keeper_call(
 ) -> tuple:
     "On the client's event loop: (the answer, seconds) of one call of a keeper's method; a gone keeper: `keeper_gone`."
     from distributed.protocol import to_serialize
-    msg = dict(function=method, actor=key, args=[to_serialize(a) for a in args],
+    msg = dict(function="run", actor=key, args=[to_serialize((method, args))],       # one object: fewer frames
                kwargs={"separate_thread": False} if inline else {})     # the worker reads it and drops it
     t0 = time.perf_counter()
     try:
@@ -513,41 +536,67 @@ def _same(x):
 
 @patch
 def hold(self: DaskExecutor, states: list) -> list:
-    "The states as `Held` handles: finished futures spread over the workers (`spread`) and adopted by their keepers."
+    """The states as `Held` handles: finished futures spread over the workers (`spread`) and adopted by their keepers,
+    once: a future held before gives the same handle while it lives."""
     if isinstance(states[0], Held): return states
+    known = [self.holding.get(f) for f in states]
+    new = [f for f, h in zip(states, known) if h is None]
+    if not new: return known
     from distributed import wait
-    wait(states)
-    who = self.client.who_has(states)
+    wait(new)
+    for f in new:
+        if f.status == "error": f.result()                 # the task's own error, raised here
+    who = self.client.who_has(new)
     threads = {a: w["nthreads"] for a, w in self.client.scheduler_info()["workers"].items()}
-    to = spread([who[f.key][0] if who[f.key] else None for f in states], threads)
-    states = [f if who[f.key] and who[f.key][0] == t else
-              self.client.submit(_same, f, workers=[t], allow_other_workers=False, pure=False)
-              for f, t in zip(states, to)]
-    wait(states)
+    to = spread([who[f.key][0] if who[f.key] else None for f in new], threads)
+    there = [f if who[f.key] and who[f.key][0] == t else
+             self.client.submit(_same, f, workers=[t], allow_other_workers=False, pure=False) for f, t in zip(new, to)]
+    wait(there)
     for t in set(to): self.keeper(t)                       # started, with their lists of gone names
     out = [Held(t, uuid.uuid4().hex, self.gone[t]) for t in to]
-    self.call("adopt", {t: ([h.name for h in out if h.addr == t], [f.key for f, h in zip(states, out) if h.addr == t])
+    self.call("adopt", {t: ([h.name for h in out if h.addr == t], [f.key for f, h in zip(there, out) if h.addr == t])
                         for t in dict.fromkeys(to)})
-    return out
+    for f, h in zip(new, out): self.holding[f] = h
+    made = iter(out)
+    return [h if h is not None else next(made) for h in known]
 
 # %% ../nbs/02_dask.ipynb #e396cb3f
+@patch
+def per_worker(self: DaskExecutor, held: list, args: tuple) -> dict:
+    ("{worker: (the positions in `held` of the states it keeps, the arguments as its keeper receives them, constants "
+     "new to it, names it should drop)}: a broadcast constant travels to each keeper once, then as a `Const`.")
+    out = {}
+    for addr in dict.fromkeys(h.addr for h in held):
+        consts = {a.key: self.values[a.key] if a.key in self.values else a.result() for a in args
+                  if _futures([a]) and a.key not in self.sent[addr]}
+        self.sent[addr] |= set(consts)
+        drop, self.gone[addr][:] = list(self.gone[addr]), []
+        out[addr] = ([i for i, h in enumerate(held) if h.addr == addr],
+                     tuple(Const(a.key) if _futures([a]) else a for a in args), consts, drop)
+    return out
+
+@patch
+def timed_call(self: DaskExecutor, method: str, per: dict) -> dict:
+    "`call` of a step-like method, on the workers' event loops when every keeper's last one took < `KEEPER_INLINE` s."
+    got, seconds = self.call(method, per, inline=all(self.took.get(a, float("inf")) < KEEPER_INLINE for a in per))
+    self.took.update(seconds)
+    return got
+
+# %% ../nbs/02_dask.ipynb #e3821216
 @patch
 def keep_step(self: DaskExecutor, fn, held: list, *args) -> tuple[list, dict]:
     "`step` by the keepers: one call per worker, all at once; the new states stay there, the summed statistics come here."
     new = [Held(h.addr, uuid.uuid4().hex, self.gone[h.addr]) for h in held]
-    per = {}
-    for addr in dict.fromkeys(h.addr for h in held):
-        ix = [i for i, h in enumerate(held) if h.addr == addr]
-        consts = {a.key: self.values[a.key] if a.key in self.values else a.result() for a in args
-                  if _futures([a]) and a.key not in self.sent[addr]}
-        self.sent[addr] |= set(consts)
-        shipped = tuple(Const(a.key) if _futures([a]) else a for a in args)
-        drop, self.gone[addr][:] = list(self.gone[addr]), []
-        per[addr] = (fn, [held[i].name for i in ix], [new[i].name for i in ix], shipped, consts, drop)
-    inline = all(self.took.get(a, float("inf")) < KEEPER_INLINE for a in per)
-    got, seconds = self.call("step", per, inline=inline)
-    self.took.update(seconds)
-    return new, add_stats(*got.values())
+    per = {addr: (fn, [held[i].name for i in ix], [new[i].name for i in ix], shipped, consts, drop)
+           for addr, (ix, shipped, consts, drop) in self.per_worker(held, args).items()}
+    return new, add_stats(*self.timed_call("step", per).values())
+
+@patch
+def keep_sum(self: DaskExecutor, fn, held: list, *args) -> dict:
+    "`sum` by the keepers: one call per worker, all at once; the summed statistics come here."
+    per = {addr: (fn, [held[i].name for i in ix], shipped, consts, drop)
+           for addr, (ix, shipped, consts, drop) in self.per_worker(held, args).items()}
+    return add_stats(*self.timed_call("sum", per).values())
 
 # %% ../nbs/02_dask.ipynb #3afaefa3
 @patch

@@ -284,3 +284,40 @@ def test_short_steps_run_on_the_workers_event_loop(client, monkeypatch):
     assert seen == [(0, 4), (1, 4), (1, 4)]
     monkeypatch.setattr(cd, "KEEPER_INLINE", 0.0)
     assert ex.step(where, held)[1]["max_loop"] == 0
+
+
+def _aggregators():
+    from crowdnb.aggregation import GLAD, KOS, MACE, MMSR, MajorityVote, OneCoinDawidSkene, Wawa, ZeroBasedSkill
+    return [lambda: MajorityVote(seed=0), lambda: Wawa(seed=0), lambda: ZeroBasedSkill(seed=0),
+            lambda: OneCoinDawidSkene(seed=0), lambda: MACE(seed=0, n_starts=2, n_iter=20), lambda: GLAD(seed=0),
+            lambda: KOS(seed=0, n_iter=10), lambda: MMSR(seed=0)]
+
+
+@pytest.mark.parametrize("k", range(8))
+def test_aggregators_on_the_cluster_same_numbers(client, crowd, k):
+    """Every aggregation model on the cluster (its sums by the keepers, one call per worker and iteration) equals the
+    in-memory fit: skills, and the posteriors or scores per unit."""
+    df, _ = crowd
+    df = df[df.unit != "lone"]
+    est = _aggregators()[k]
+    a, b = est().fit(df), est().fit(_ddf(df))
+    close(a.theta_, b.theta_.reindex(a.theta_.index))
+    for name in ("posterior_", "scores_"):
+        if getattr(a, name, None) is not None:
+            got = getattr(b, name)
+            got = got.compute() if hasattr(got, "compute") else got
+            close(getattr(a, name), got.reindex(getattr(a, name).index))
+
+
+def test_sums_over_futures_go_through_the_keepers_once_held(client):
+    """`sum` over futures on a cluster: the keepers adopt the states once (the same handles while the futures live)
+    and sum them, one call per worker; before, every iteration of a sum-based method went through the scheduler."""
+    ex = cd.DaskExecutor(client)
+    states = client.map(lambda k: k, range(4), pure=False)
+    twice = lambda st, k: dict(total=k * st)
+    assert ex.sum(twice, states, 2) == dict(total=12) and ex.sum(twice, states, 3) == dict(total=18)
+    held = [ex.holding[f] for f in states]
+    assert ex.hold(states) == held and set(ex.took) == {h.addr for h in held}
+    del states
+    import gc; gc.collect()
+    assert len(ex.holding) == 0                                        # the futures gone, their handles go too
