@@ -585,7 +585,7 @@ def timed_call(self: DaskExecutor, method: str, per: dict) -> dict:
 # %% ../nbs/02_dask.ipynb #e3821216
 @patch
 def keep_step(self: DaskExecutor, fn, held: list, *args) -> tuple[list, dict]:
-    "`step` by the keepers: one call per worker, all at once; the new states stay there, the summed statistics come here."
+    "`step` by the keepers: one call per worker, all at once; new states stay there, summed statistics come here."
     new = [Held(h.addr, uuid.uuid4().hex, self.gone[h.addr]) for h in held]
     per = {addr: (fn, [held[i].name for i in ix], [new[i].name for i in ix], shipped, consts, drop)
            for addr, (ix, shipped, consts, drop) in self.per_worker(held, args).items()}
