@@ -453,7 +453,8 @@ def _answer_table(s: pd.Series, sep):
         conv = int if np.all(np.mod(uniq, 1) == 0) else float
         table = [(conv(x),) for x in uniq.tolist()] + [()]
     else: return None
-    return table, np.where(codes < 0, len(table) - 1, codes)
+    if len(codes) and codes.min() < 0: codes = np.where(codes < 0, len(table) - 1, codes)   # else no new array
+    return table, codes
 
 # %% ../nbs/00_core.ipynb #1ac10ee8
 def parse_answers(
@@ -590,9 +591,10 @@ def category_codes(
     s: pd.Series,  # a categorical column
 ) -> tuple[np.ndarray, pd.Index]:
     "(each row's code, -1 for missing; the categories that occur, in category order): `pd.factorize` without hashing."
-    codes = s.cat.codes.to_numpy()
-    used = np.bincount(codes[codes >= 0], minlength=len(s.cat.categories)) > 0
-    if used.all(): return codes.astype(np.intp), s.cat.categories
+    codes = s.cat.codes.to_numpy().astype(np.intp)            # widened once: bincount would widen a copy again
+    present = codes if not len(codes) or codes.min() >= 0 else codes[codes >= 0]   # a copy only when some are missing
+    used = np.bincount(present, minlength=len(s.cat.categories)) > 0
+    if used.all(): return codes, s.cat.categories
     return np.append(np.cumsum(used) - 1, -1)[codes], s.cat.categories[used]
 
 # %% ../nbs/00_core.ipynb #cb44e742
@@ -780,7 +782,8 @@ def apply_empty(
     ("The empty-answer policy on the distinct answers: (answers, their sizes, each row's answer, the rows whose answer"
      " is empty).")
     size = np.fromiter(map(len, table), np.int64, count=len(table))
-    empties = np.flatnonzero(size[ids] == 0)
+    none = size == 0                                          # over the distinct answers: rows only when one is empty
+    empties = np.flatnonzero(none[ids]) if none.any() else np.zeros(0, np.int64)
     if len(empties):
         if empty == "error":
             raise OptionError("empty", empty, f"label column {label!r} has empty answers at "
