@@ -527,16 +527,15 @@ def distinct_optima(
         raise ValueError(f"names has {len(names)} entries for {params.shape[1]} parameters")
     names = [] if names is False else list(names)
     reps, label = group_runs(objective, params, tol)
-    out = pd.DataFrame(params[reps][:, :len(names)], columns=names)
-    out.insert(0, objective_name, objective[reps])
-    for k, (name, v) in enumerate((extra or {}).items()): out.insert(1 + k, name, np.asarray(v)[reps])
-    by = pd.Series(objective).groupby(label)
-    out["visits"] = np.bincount(label, minlength=len(reps))
-    out["spread"] = (by.max() - by.min()).to_numpy()          # group k is the group of reps[k]
+    lo, hi = np.full(len(reps), np.nan), np.full(len(reps), np.nan)
+    np.fmin.at(lo, label, objective); np.fmax.at(hi, label, objective)   # group k is the group of reps[k]; NaN skipped
     best = objective[reps[0]]                                 # exact ties (e.g. mirror modes) are all global
-    out["comment"] = np.where(objective[reps] >= best - 1e-9 * max(1.0, abs(best)), "global", "local")
-    out["run"] = reps
-    return out
+    head = {objective_name: objective[reps], **{k: np.asarray(v)[reps] for k, v in (extra or {}).items()}}
+    tail = dict(visits=np.bincount(label, minlength=len(reps)), spread=hi - lo,
+                comment=np.where(objective[reps] >= best - 1e-9 * max(1.0, abs(best)), "global", "local"), run=reps)
+    if not names: return pd.DataFrame(head | tail)
+    return pd.concat([pd.DataFrame(head), pd.DataFrame(params[reps][:, :len(names)], columns=names),
+                      pd.DataFrame(tail)], axis=1)
 
 # %% ../nbs/30_model_a.ipynb #258c13e1
 def _check_fit_options(method, optimizer, n_starts, seed, max_iter, tol, prior):

@@ -1082,7 +1082,7 @@ def optima_table(
     runs: list,  # (log L, ModelBParams) of every start
     atol: float = 1e-3,  # end points whose free parameters agree within `atol` are one optimum
     workers=None,  # names of the annotators for the θ columns (default 1..J)
-    params: bool = True,  # the free parameters as columns (False: only the columns that describe each optimum)
+    params: bool = True,  # the free parameters and θ as columns (False: only what describes each optimum, F included)
 ) -> tuple[pd.DataFrame, list]:
     "`distinct_optima` of the runs, with θ per annotator, F and the π* verdict; and the optima's models."
     def free(m):   # the free parameters in the seed's order, as `params()`
@@ -1092,9 +1092,10 @@ def optima_table(
     names = list(runs[0][1].params().index) if params else False
     table = distinct_optima(lls, [free(m) for _, m in runs], names, atol, "log_lik")
     models = [runs[r][1] for r in table["run"]]
-    workers = [f"{x + 1}" for x in range(models[0].n_annotators)] if workers is None else list(workers)
-    theta = pd.DataFrame(np.array([m.theta() for m in models]), columns=[f"θ[{w}]" for w in workers])
-    table = pd.concat([table, theta], axis=1)
+    if params:
+        workers = [f"{x + 1}" for x in range(models[0].n_annotators)] if workers is None else list(workers)
+        theta = pd.DataFrame(np.array([m.theta() for m in models]), columns=[f"θ[{w}]" for w in workers])
+        table = pd.concat([table, theta], axis=1)
     table["F"] = [f_perm(m, np.arange(m.n_values)) for m in models]
     table["preferred"] = [bool(np.all(best_permutation(m) == np.arange(m.n_values))) for m in models]
     return table, models
